@@ -1,0 +1,44 @@
+# docqa: the two commands of the quick start.
+#   make reproduce   set up (once) and run the whole pipeline on config/config.yaml
+#   make test        set up (once) and run the test suite
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+SETUP_DONE := $(VENV)/.docqa-setup-done
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup reproduce test lock tesseract clean-results
+
+setup: $(SETUP_DONE) tesseract
+
+# Re-installs only when the pins change; a second `make` installs nothing.
+$(SETUP_DONE): requirements.lock pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "docqa needs Python 3.11: install it, or run make PYTHON=/path/to/python3.11"; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@$(BIN)/python -m pip check
+	@touch $@
+
+tesseract:
+	@command -v tesseract >/dev/null || { \
+		echo "installing tesseract-ocr (apt)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tesseract-ocr fonts-dejavu-core; }
+
+reproduce: setup
+	$(BIN)/snakemake --cores 8
+
+test: setup
+	$(BIN)/python -m pytest
+
+# Refresh requirements.lock from a fresh install of pyproject.toml's pins.
+lock:
+	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/python -m pip install --quiet ".[test]"
+	{ echo "# Every package docqa's environment holds, exactly pinned (pip freeze of a working install)."; \
+	  echo "# Regenerate after changing pyproject.toml: make lock"; \
+	  .venv-lock/bin/python -m pip freeze --exclude docqa | sort -f; } > requirements.lock
+	rm -rf .venv-lock
+
+clean-results:
+	rm -rf results/*/ .snakemake

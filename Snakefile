@@ -1,0 +1,28 @@
+# docqa: multi-page visual document question answering, end to end.
+#   snakemake --cores 8          reproduce everything config/config.yaml asks for
+#   snakemake -n --reason        see what would run and why
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+container: "docker://docqa/docqa:0.1.0"
+
+
+include: "rules/common.smk"
+include: "rules/data.smk"
+include: "rules/render.smk"
+include: "rules/ocr.smk"
+include: "rules/index.smk"
+include: "rules/infer.smk"
+include: "rules/score.smk"
+include: "rules/report.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        report_outputs(),

@@ -1,0 +1,93 @@
+# Shared helpers: config validation, the experiment grid, and per-rule config slices.
+# Rule params carry only the slice of config a rule uses, so editing one model or method
+# reruns only the jobs that depend on it.
+from snakemake.utils import validate
+
+from docqa.config_check import check_references, experiment_grid
+
+
+validate(config, "../config/config.schema.yaml")
+check_references(config)
+
+GRID = experiment_grid(config)
+PREPARE_KEYS = ("backend", "hf_id", "revision", "gguf")
+
+
+wildcard_constraints:
+    dataset="|".join(config["datasets"]),
+    method="|".join(config["methods"]),
+    model="|".join(config["models"]),
+    retriever="|".join(config["retrievers"]),
+
+
+def dataset_source(wildcards):
+    entry = config["datasets"][wildcards.dataset]
+    return {"adapter": entry["adapter"], "options": entry.get("options", {})}
+
+
+def model_source(wildcards):
+    entry = config["models"][wildcards.model]
+    return {key: entry[key] for key in PREPARE_KEYS if key in entry}
+
+
+def model_threads(wildcards):
+    return config["models"][wildcards.model].get("threads", 2)
+
+
+def model_gpus(wildcards):
+    return config["models"][wildcards.model].get("gpus", 0)
+
+
+def method_retrievers(wildcards):
+    """The retrievers a method uses, by name, with their config entries."""
+    method = config["methods"][wildcards.method]
+    names = [method["retriever"]] if "retriever" in method else []
+    return {name: config["retrievers"][name] for name in names}
+
+
+def method_indexes(wildcards):
+    return [f"results/index/{wildcards.dataset}/{name}/docs" for name in method_retrievers(wildcards)]
+
+
+def method_config(wildcards):
+    return config["methods"][wildcards.method]
+
+
+def model_config(wildcards):
+    return config["models"][wildcards.model]
+
+
+def retriever_config(wildcards):
+    return config["retrievers"][wildcards.retriever]
+
+
+def dataset_metric(wildcards):
+    name = config["datasets"][wildcards.dataset]["metric"]
+    return {"name": name, "options": config["metrics"][name]}
+
+
+def score_files():
+    return [f"results/scores/{d}/{me}/{mo}.json" for d, me, mo in GRID]
+
+
+def recall_files():
+    """recall.json of every retriever used by a method of each dataset's experiments."""
+    wanted = {}
+    for dataset, method, _ in GRID:
+        retriever = config["methods"][method].get("retriever")
+        if retriever is not None:
+            wanted[(dataset, retriever)] = None
+    return [f"results/index/{d}/{r}/recall.json" for d, r in wanted]
+
+
+def failure_files():
+    datasets = dict.fromkeys(d for d, _, _ in GRID)
+    return [f"results/pages/{d}/failures.jsonl" for d in datasets]
+
+
+def report_outputs():
+    figures = [f"results/figures/{name}.{ext}" for name in FIGURES for ext in ("png", "pdf")]
+    return ["results/tables/results.csv", "results/tables/results.md"] + figures
+
+
+FIGURES = ("score_by_kind", "retrieval_recall")

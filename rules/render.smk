@@ -1,0 +1,18 @@
+rule render_pages:
+    """PDF pages to PNG (pypdfium2), thumbnails and numbered overview grids; unreadable
+    documents go to failures.jsonl and are skipped."""
+    input:
+        documents="results/data/{dataset}/documents.jsonl",
+        docs="results/data/{dataset}/docs",
+    output:
+        pages="results/pages/{dataset}/pages.jsonl",
+        overviews="results/pages/{dataset}/overviews.jsonl",
+        failures="results/pages/{dataset}/failures.jsonl",
+    params:
+        render=config["render"],
+    log:
+        "results/logs/render/{dataset}.log",
+    conda:
+        "../envs/cpu.yaml"
+    script:
+        "scripts/render_pages.py"

@@ -1,0 +1,15 @@
+rule score:
+    """Score one run with its dataset's metric: per question and aggregated."""
+    input:
+        questions="results/data/{dataset}/questions.jsonl",
+        predictions="results/runs/{dataset}/{method}/{model}/predictions.jsonl",
+    output:
+        "results/scores/{dataset}/{method}/{model}.json",
+    params:
+        metric=dataset_metric,
+    log:
+        "results/logs/score/{dataset}/{method}/{model}.log",
+    conda:
+        "../envs/cpu.yaml"
+    script:
+        "scripts/score.py"

@@ -1,0 +1,14 @@
+from pathlib import Path
+
+from docqa.logs import setup_job_logging
+from docqa.render import render_dataset
+
+setup_job_logging(snakemake.log[0])
+settings = snakemake.params.render
+render_dataset(
+    Path(snakemake.input.documents),
+    Path(snakemake.output.pages).parent,
+    dpi=settings["dpi"],
+    thumb_width=settings["thumb_width"],
+    grid=tuple(settings["grid"]),
+)

@@ -1,0 +1,3 @@
+"""docqa: reproducible multi-page visual document question answering."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,44 @@
+"""Checks of the config that a JSON schema cannot express: names that refer to other entries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def check_references(config: dict[str, Any]) -> None:
+    """Every name used in ``experiments`` and every method's retriever must be defined."""
+    errors = []
+    for number, experiment in enumerate(config["experiments"]):
+        for key, section in (("datasets", "datasets"), ("methods", "methods"), ("models", "models")):
+            for name in experiment[key]:
+                if name not in config[section]:
+                    errors.append(
+                        f"experiments[{number}].{key}: {name!r} is not defined under "
+                        f"'{section}:' (defined: {', '.join(sorted(config[section]))})"
+                    )
+    for name, method in config["methods"].items():
+        retriever = method.get("retriever")
+        if retriever is not None and retriever not in config["retrievers"]:
+            errors.append(
+                f"methods.{name}.retriever: {retriever!r} is not defined under 'retrievers:'"
+            )
+    for name, dataset in config["datasets"].items():
+        if dataset["metric"] not in config["metrics"]:
+            errors.append(f"datasets.{name}.metric: {dataset['metric']!r} has no entry under 'metrics:'")
+    if errors:
+        raise ConfigError("config error:\n  " + "\n  ".join(errors))
+
+
+def experiment_grid(config: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """All (dataset, method, model) triples the experiments ask for, without repeats, in order."""
+    seen: dict[tuple[str, str, str], None] = {}
+    for experiment in config["experiments"]:
+        for dataset in experiment["datasets"]:
+            for method in experiment["methods"]:
+                for model in experiment["models"]:
+                    seen[(dataset, method, model)] = None
+    return list(seen)

@@ -1,0 +1,46 @@
+"""What every method receives: the document environment, and the method interface."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+from docqa.backends.client import ModelClient
+from docqa.document import Document, Page
+from docqa.prediction import Prediction
+from docqa.question import Question
+from docqa.retrievers import PageSearcher
+
+
+@dataclass
+class DocumentEnv:
+    """One document as methods see it: its pages, their OCR text and its retriever indexes."""
+
+    document: Document
+    pages: list[Page]
+    page_texts: list[str]
+    searchers: dict[str, PageSearcher] = field(default_factory=dict)
+
+    def searcher(self, name: str) -> PageSearcher:
+        try:
+            return self.searchers[name]
+        except KeyError:
+            raise KeyError(
+                f"retriever {name!r} has no index for document {self.document.doc_id}; "
+                "add it to the method's config so the index stage builds it"
+            ) from None
+
+
+class Method(ABC):
+    """Answers one question; written as plain sequential ``async`` code that awaits the client.
+
+    The runner keeps many questions in flight, so model calls of different questions are
+    batched by the client without the method doing anything for it.
+    """
+
+    #: retrievers whose indexes this method needs (the pipeline builds them first)
+    retrievers: tuple[str, ...] = ()
+
+    @abstractmethod
+    async def answer(self, question: Question, env: DocumentEnv, client: ModelClient) -> Prediction:
+        ...

@@ -1,0 +1,142 @@
+"""The infer stage: one method × one model over every question of a dataset.
+
+Questions run concurrently (up to ``concurrency`` in flight) so that the model client can batch
+their requests. Each finished prediction is checkpointed at once; a killed job resumes with the
+questions it had not finished. A question that fails — its document could not be rendered, or
+the method raised — is recorded as a prediction with ``error`` set and the job goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from docqa.backends import create_backend
+from docqa.backends.cache import ResponseCache
+from docqa.backends.client import ModelClient
+from docqa.checkpoint import Checkpoint
+from docqa.document import Document, Page
+from docqa.jsonl import read_jsonl
+from docqa.methods import create_method
+from docqa.methods.base import DocumentEnv, Method
+from docqa.ocr import load_page_texts
+from docqa.prediction import Prediction
+from docqa.question import Question
+from docqa.retrievers import RETRIEVERS, load_retrievers
+
+log = logging.getLogger(__name__)
+
+
+class DocumentStore:
+    """Builds each document's environment once, on first use."""
+
+    def __init__(
+        self,
+        pages: Path,
+        elements: Path,
+        index_dirs: dict[str, Path],
+        retrievers: dict[str, dict[str, Any]],
+    ) -> None:
+        self.pages: dict[str, list[Page]] = {}
+        for row in read_jsonl(pages):
+            page = Page.from_dict(row)
+            self.pages.setdefault(page.doc_id, []).append(page)
+        self.texts = load_page_texts(elements, pages)
+        self.index_dirs = index_dirs
+        self.retrievers = retrievers
+        self._envs: dict[str, DocumentEnv] = {}
+
+    def env(self, doc_id: str, needed: tuple[str, ...]) -> DocumentEnv | None:
+        if doc_id not in self.pages:
+            return None
+        if doc_id not in self._envs:
+            load_retrievers()
+            searchers = {}
+            for name in needed:
+                options = dict(self.retrievers[name])
+                retriever = RETRIEVERS.get(options.pop("type"))(**options)
+                searchers[name] = retriever.load(self.index_dirs[name] / doc_id)
+            pages = sorted(self.pages[doc_id], key=lambda p: p.index)
+            document = Document(doc_id, pages[0].image, len(pages))
+            self._envs[doc_id] = DocumentEnv(document, pages, self.texts[doc_id], searchers)
+        return self._envs[doc_id]
+
+
+def run_inference(
+    *,
+    questions: Path,
+    pages: Path,
+    elements: Path,
+    index_dirs: dict[str, Path],
+    failures: Path,
+    method_config: dict[str, Any],
+    retriever_configs: dict[str, dict[str, Any]],
+    model_config: dict[str, Any],
+    model_dir: Path,
+    cache: Path,
+    out: Path,
+    concurrency: int = 32,
+) -> None:
+    all_questions = [Question.from_dict(row) for row in read_jsonl(questions)]
+    fingerprint = _fingerprint(method_config, model_config, questions, elements)
+    checkpoint = Checkpoint(out, fingerprint, key="question_id")
+    todo = [q for q in all_questions if not checkpoint.done(q.question_id)]
+    if todo:
+        log.info("%d of %d questions to answer", len(todo), len(all_questions))
+        method = create_method(method_config)
+        store = DocumentStore(pages, elements, index_dirs, retriever_configs)
+        backend = create_backend(model_config, model_dir)
+        client = ModelClient(backend, ResponseCache(cache))
+        try:
+            asyncio.run(_answer_all(todo, method, store, client, checkpoint, failures, concurrency))
+        finally:
+            backend.close()
+    checkpoint.finish(q.question_id for q in all_questions)
+
+
+async def _answer_all(
+    todo: list[Question],
+    method: Method,
+    store: DocumentStore,
+    client: ModelClient,
+    checkpoint: Checkpoint,
+    failures: Path,
+    concurrency: int,
+) -> None:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def answer(question: Question) -> Prediction:
+        async with gate:
+            env = store.env(question.doc_id, method.retrievers)
+            if env is None:
+                return Prediction(
+                    question.question_id, "", error=f"document {question.doc_id} could not be "
+                    f"read; see {failures}",
+                )
+            try:
+                return await method.answer(question, env, client)
+            except Exception as error:  # one broken question must not stop the job
+                log.warning("question %s failed: %r", question.question_id, error)
+                return Prediction(question.question_id, "", error=f"{type(error).__name__}: {error}")
+
+    try:
+        with tqdm(total=len(todo), desc="questions", unit="q") as bar:
+            for finished in asyncio.as_completed([answer(q) for q in todo]):
+                prediction = await finished
+                checkpoint.append(prediction.to_dict())
+                bar.update()
+    finally:
+        await client.close()
+
+
+def _fingerprint(method: dict[str, Any], model: dict[str, Any], *files: Path) -> str:
+    digest = hashlib.sha256(json.dumps([method, model], sort_keys=True).encode())
+    for path in files:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()

@@ -1,0 +1,159 @@
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from docqa.report.tables import CI_COLUMN, bootstrap_ci, results_table, to_markdown, write_tables
+
+
+def write_score(
+    folder: Path,
+    dataset: str,
+    method: str,
+    model: str,
+    scores: list[float | None],
+    *,
+    errors: int = 0,
+    missing: int = 0,
+    f1: float | None = 50.0,
+    calls: int | None = None,
+    seconds: float = 10.0,
+) -> Path:
+    """A score file as the score stage writes it; Overall is the mean of ``scores``."""
+    defined = [s for s in scores if s is not None]
+    summary = {
+        "questions": len(scores), "predictions": len(scores) - missing, "errors": errors,
+        "missing": missing, "num": 40.0, "num_questions": 2, "f1": f1, "f1_questions": 2,
+        "overall": 100.0 * sum(defined) / len(defined), "page_recall": 80.0,
+        "page_precision": 30.0, "calls": len(scores) if calls is None else calls,
+        "seconds": seconds, "tokens_in": 1000, "tokens_out": 10,
+    }
+    per_question = [
+        {"question_id": f"q{i}", "kind": "chart_value", "answer_format": "Int", "numeric": True,
+         "score": s, "num": s, "f1": None, "page_recall": 100.0, "page_precision": 25.0,
+         "answer": "1", "gold": "1", "error": ""}
+        for i, s in enumerate(scores)
+    ]
+    path = folder / "scores" / dataset / method / f"{model}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "dataset": dataset, "method": method, "model": model, "metric": "slideagent",
+        "options": {}, "summary": summary,
+        "breakdown": {
+            "kind": {"chart_value": {"questions": len(scores), "overall": summary["overall"]}}
+        },
+        "per_question": per_question,
+    }))
+    return path
+
+
+def write_failures(folder: Path, dataset: str, doc_ids: list[str]) -> Path:
+    path = folder / "pages" / dataset / "failures.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(
+        json.dumps({"stage": "render", "doc_id": d, "path": f"{d}.pdf", "error": "bad",
+                    "fix": "x"}) + "\n"
+        for d in doc_ids
+    ))
+    return path
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[list[Path], list[Path]]:
+    scores = [
+        write_score(tmp_path, "synth", "vanilla", "m1", [1.0, 0.0, 0.0, 1.0], errors=1,
+                    calls=8, seconds=2.0),
+        write_score(tmp_path, "synth", "rag", "m1", [1.0, 1.0, 1.0, 0.0], f1=None),
+        write_score(tmp_path, "other", "rag", "m1", [0.5, 0.5]),
+    ]
+    failures = [write_failures(tmp_path, "synth", ["deck_b", "deck_a", "deck_b"]),
+                write_failures(tmp_path, "other", [])]
+    return scores, failures
+
+
+def test_one_row_per_run_with_summary_values(files) -> None:
+    df = results_table(*files)
+    assert list(zip(df["dataset"], df["method"])) == [
+        ("other", "rag"), ("synth", "rag"), ("synth", "vanilla")
+    ]
+    vanilla = df.iloc[2]
+    assert vanilla["questions"] == 4
+    assert vanilla["errors"] == 1
+    assert vanilla["Overall"] == pytest.approx(50.0)
+    assert vanilla["calls/question"] == pytest.approx(2.0)
+    assert vanilla["seconds/question"] == pytest.approx(0.5)
+    assert df.iloc[1]["Overall"] == pytest.approx(75.0)
+    assert pd.isna(df.iloc[1]["F1"])
+
+
+def test_ci_is_ordered_and_contains_the_mean(files) -> None:
+    df = results_table(*files)
+    for _, row in df.iterrows():
+        low, high = json.loads(row[CI_COLUMN])
+        assert low <= row["Overall"] <= high
+    assert json.loads(df.iloc[0][CI_COLUMN]) == [50.0, 50.0]  # constant scores
+    low, high = json.loads(df.iloc[2][CI_COLUMN])
+    assert low < 50.0 < high
+
+
+def test_bootstrap_is_deterministic_and_none_without_scores() -> None:
+    scores = [0.0, 100.0, 100.0, 0.0, 100.0]
+    assert bootstrap_ci(scores) == bootstrap_ci(scores)
+    assert bootstrap_ci([]) is None
+
+
+def test_undefined_question_scores_are_left_out(tmp_path: Path) -> None:
+    path = write_score(tmp_path, "synth", "rag", "m1", [1.0, None, 1.0])
+    assert results_table([path], [])[CI_COLUMN][0] == "[100.0, 100.0]"
+
+
+def test_score_outside_unit_interval_names_the_file(tmp_path: Path) -> None:
+    path = write_score(tmp_path, "synth", "rag", "m1", [100.0, 0.0])
+    with pytest.raises(ValueError, match="m1.json.*outside"):
+        results_table([path], [])
+
+
+def test_duplicate_run_is_an_error(tmp_path: Path) -> None:
+    first = write_score(tmp_path, "synth", "rag", "m1", [1.0])
+    second = write_score(tmp_path / "copy", "synth", "rag", "m1", [0.0])
+    with pytest.raises(ValueError, match="both score synth/rag/m1"):
+        results_table([first, second], [])
+
+
+def test_markdown_bolds_best_per_dataset(files) -> None:
+    lines = to_markdown(results_table(*files)).splitlines()
+    header = [cell.strip() for cell in lines[2].strip("|").split("|")]
+    rows = {line.split("|")[2].strip(): [c.strip() for c in line.strip("|").split("|")]
+            for line in lines if line.startswith("| synth") or line.startswith("| other")}
+    column = {name: header.index(name) for name in header}
+    rag, vanilla = rows["rag"], rows["vanilla"]
+    assert rag[column["Overall"]] == "**75.0**" and vanilla[column["Overall"]] == "50.0"
+    assert rag[column["errors"]] == "**0**" and vanilla[column["errors"]] == "1"
+    assert rag[column["calls/question"]] == "**1.00**"
+    assert rag[column["F1"]] == "–"  # undefined, and a single defined value marks nothing
+    assert vanilla[column["F1"]] == "50.0"
+    assert rag[column["page recall"]] == "80.0"  # a tie everywhere marks nothing
+    assert "**" not in " ".join(rows["rag"][:3])
+
+
+def test_markdown_lists_failed_documents(files, tmp_path: Path) -> None:
+    text = to_markdown(results_table(*files))
+    assert text.startswith("## Results\n")
+    assert "- other: 0 documents failed\n" in text
+    assert "- synth: 2 documents failed and were skipped: deck_a, deck_b\n" in text
+
+
+def test_dataset_without_failures_file_says_so(tmp_path: Path) -> None:
+    path = write_score(tmp_path, "synth", "rag", "m1", [1.0])
+    assert "- synth: failures not recorded" in to_markdown(results_table([path], []))
+
+
+def test_write_tables(files, tmp_path: Path) -> None:
+    df = results_table(*files)
+    csv, markdown = tmp_path / "out" / "results.csv", tmp_path / "out" / "results.md"
+    write_tables(df, csv, markdown)
+    back = pd.read_csv(csv)
+    assert list(back.columns) == list(df.columns)
+    assert back["Overall"].tolist() == pytest.approx(df["Overall"].tolist())
+    assert markdown.read_text() == to_markdown(df)
