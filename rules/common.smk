@@ -82,7 +82,7 @@ def recall_files():
 
 def failure_files():
     datasets = dict.fromkeys(d for d, _, _ in GRID)
-    return [f"results/pages/{d}/failures.jsonl" for d in datasets]
+    return [f"results/{stage}/{d}/failures.jsonl" for d in datasets for stage in ("pages", "ocr")]
 
 
 def report_outputs():

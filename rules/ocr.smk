@@ -4,6 +4,7 @@ rule ocr_pages:
         pages="results/pages/{dataset}/pages.jsonl",
     output:
         elements="results/ocr/{dataset}/elements.jsonl",
+        failures="results/ocr/{dataset}/failures.jsonl",
     params:
         ocr=config["ocr"],
     threads: workflow.cores

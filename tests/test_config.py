@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from workflow import default_config, snakemake, workflow_copy
 
 from docqa.config_check import ConfigError, check_references, experiment_grid
-from workflow import default_config, snakemake, workflow_copy
 
 
 def test_default_config_grid() -> None:

@@ -11,4 +11,5 @@ ocr_dataset(
     workers=snakemake.threads,
     psm=settings["psm"],
     lang=settings["lang"],
+    failures=Path(snakemake.output.failures),
 )

@@ -9,6 +9,7 @@ settings: a partial file left by a run with other settings is discarded, never m
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -71,6 +72,13 @@ class Checkpoint:
 
     def close(self) -> None:
         self._handle.close()
+
+
+def fingerprint(settings: dict[str, Any], *inputs: Path) -> str:
+    """A job's settings plus the content of its input files: a partial file left by other
+    settings or other inputs is discarded."""
+    contents = [hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in inputs]
+    return json.dumps({**settings, "inputs": contents}, sort_keys=True)
 
 
 def _parse(line: str) -> dict[str, Any] | None:

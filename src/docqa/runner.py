@@ -9,8 +9,6 @@ the method raised — is recorded as a prediction with ``error`` set and the job
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ from tqdm import tqdm
 from docqa.backends import create_backend
 from docqa.backends.cache import ResponseCache
 from docqa.backends.client import ModelClient
-from docqa.checkpoint import Checkpoint
+from docqa.checkpoint import Checkpoint, fingerprint
 from docqa.document import Document, Page
 from docqa.jsonl import read_jsonl
 from docqa.methods import create_method
@@ -53,7 +51,7 @@ class DocumentStore:
         self._envs: dict[str, DocumentEnv] = {}
 
     def env(self, doc_id: str, needed: tuple[str, ...]) -> DocumentEnv | None:
-        if doc_id not in self.pages:
+        if doc_id not in self.pages or doc_id not in self.texts:
             return None
         if doc_id not in self._envs:
             load_retrievers()
@@ -84,8 +82,8 @@ def run_inference(
     concurrency: int = 32,
 ) -> None:
     all_questions = [Question.from_dict(row) for row in read_jsonl(questions)]
-    fingerprint = _fingerprint(method_config, model_config, questions, elements)
-    checkpoint = Checkpoint(out, fingerprint, key="question_id")
+    settings = {"method": method_config, "model": model_config}
+    checkpoint = Checkpoint(out, fingerprint(settings, questions, elements), key="question_id")
     todo = [q for q in all_questions if not checkpoint.done(q.question_id)]
     if todo:
         log.info("%d of %d questions to answer", len(todo), len(all_questions))
@@ -134,9 +132,3 @@ async def _answer_all(
     finally:
         await client.close()
 
-
-def _fingerprint(method: dict[str, Any], model: dict[str, Any], *files: Path) -> str:
-    digest = hashlib.sha256(json.dumps([method, model], sort_keys=True).encode())
-    for path in files:
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
