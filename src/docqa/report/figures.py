@@ -14,7 +14,13 @@ from matplotlib.figure import Figure
 
 from docqa.report.inputs import RecallCurve, Scores, load_recall, load_scores
 from docqa.report.style import (
-    BASELINE_COLOUR, PAGE_WIDTH, colour, figure_style, hatch, marker, save_figure,
+    BASELINE_COLOUR,
+    PAGE_WIDTH,
+    colour,
+    figure_style,
+    hatch,
+    marker,
+    save_figure,
 )
 
 ALL_QUESTIONS = "all"
