@@ -1,0 +1,61 @@
+"""Option checking, and the broken documents asked for with ``corrupt_decks``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+
+from docqa.datasets.synthslides import prepare
+from docqa.document import Document
+from docqa.jsonl import read_jsonl
+from docqa.question import Question
+from docqa.synthslides.options import SynthOptions, parse_options
+
+
+def test_defaults():
+    assert parse_options({}) == SynthOptions(0, 6, (8, 12), 10, 0)
+
+
+@pytest.mark.parametrize(
+    "options, key",
+    [
+        ({"deck": 3}, "deck"),
+        ({"decks": "3"}, "decks"),
+        ({"decks": True}, "decks"),
+        ({"decks": -1}, "decks"),
+        ({"slides_per_deck": [9, 8]}, "slides_per_deck"),
+        ({"slides_per_deck": [5, 8]}, "slides_per_deck"),
+        ({"slides_per_deck": 8}, "slides_per_deck"),
+        ({"questions_per_deck": 0}, "questions_per_deck"),
+    ],
+)
+def test_bad_options_are_rejected_by_name(options: dict, key: str):
+    with pytest.raises(ValueError, match=repr(key)):
+        parse_options(options)
+
+
+def test_unknown_option_is_rejected_before_writing(tmp_path: Path):
+    with pytest.raises(ValueError, match="'colour'"):
+        prepare(tmp_path / "out", {"colour": "blue"})
+    assert not (tmp_path / "out").exists()
+
+
+def test_corrupt_documents_are_listed_and_unreadable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.chdir(tmp_path)
+    prepare(Path("data"), {"decks": 0, "corrupt_decks": 4, "slides_per_deck": [6, 6]})
+    documents = [Document.from_dict(row) for row in read_jsonl("data/documents.jsonl")]
+    questions = [Question.from_dict(row) for row in read_jsonl("data/questions.jsonl")]
+    kinds = ["empty", "truncated", "encrypted", "empty"]
+    assert [d.doc_id for d in documents] == [f"corrupt{i:03d}-{k}" for i, k in enumerate(kinds)]
+    assert [q.tags["corruption"] for q in questions] == kinds
+    assert [q.doc_id for q in questions] == [d.doc_id for d in documents]
+    assert Path(documents[0].path).stat().st_size == 0
+    for document in documents:
+        assert document.path == f"data/docs/{document.doc_id}.pdf"
+        assert document.num_pages is None
+        with pytest.raises(pdfium.PdfiumError):
+            pdfium.PdfDocument(document.path)
