@@ -15,3 +15,4 @@ def setup_job_logging(log_file: str | Path) -> None:
         handlers=[logging.FileHandler(log_file, mode="w"), logging.StreamHandler(sys.stderr)],
         force=True,
     )
+    logging.getLogger("fontTools").setLevel(logging.WARNING)  # matplotlib's PDF font subsetting

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from docqa.records import Record
 
@@ -15,7 +16,9 @@ class Question(Record):
     """``evidence_pages`` are 0-based page indices into ``doc_id``.
 
     ``tags`` holds dataset-specific labels such as ``kind`` (question kind), ``evidence_sources``
-    or ``reasoning_type``; values are strings or lists of strings.
+    or ``reasoning_type``; values are strings or lists of strings. ``original`` keeps the
+    benchmark's own row as read (JSON values; embedded images left out), so nothing the adapter
+    did not convert is lost.
     """
 
     question_id: str
@@ -25,6 +28,7 @@ class Question(Record):
     answer_format: str
     evidence_pages: list[int] = field(default_factory=list)
     tags: dict[str, str | list[str]] = field(default_factory=dict)
+    original: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.answer_format not in ANSWER_FORMATS:

@@ -1,60 +1,80 @@
 """The score stage: one run's predictions scored against its dataset's questions.
 
-Every question is scored and counted. A question without a prediction, or whose prediction
-carries an error, scores 0 in its column; ``summary`` counts both under ``errors`` and the
-missing ones again under ``missing``. A prediction for a question id the questions file does
-not hold, or two predictions for one question, is an error: the run and the questions do not
-belong together, and no score would mean anything.
+Steps: the metric's model step, if it has one (answer extraction: by a model when option
+``model`` names one, else by rules; judging: always by a model), then each question's scores,
+the metric's aggregates, evidence-page retrieval scores, and a 95% bootstrap interval for
+every aggregate (:mod:`docqa.statistics`). The score file holds the per-question rows too, so
+tables and tests can be recomputed from it without rescoring.
 
-Summary and breakdown scores are percentages rounded to 2 decimals; per-question scores are
-fractions in [0, 1] rounded to 4 decimals; ``None`` wherever a score is undefined.
+Every question is scored and counted. A question without a prediction, or whose prediction
+carries an error, is not sent to a model and scores 0 in every score it has; ``summary``
+counts both under ``errors`` and the missing ones again under ``missing``. A prediction for a
+question id the questions file does not hold, or two predictions for one question, is an
+error: the run and the questions do not belong together, and no score would mean anything.
+
+The file: ``summary`` (counts, the metric's columns ``overall``/``num``/``f1``/``em``, the
+evidence-page scores ``page_*``, usage, ``intervals`` of every score in it, and ``scorer``:
+what the model step ran with, its model's identity and prompt hash, and how many questions it
+failed on), ``aggregate`` (all of the metric's aggregates) with ``aggregate_intervals``,
+``breakdown`` (per tag and per the benchmark's own groupings: questions, headline score,
+interval), ``bootstrap`` (how the intervals were drawn) and ``per_question``.
+
+Summary, aggregate and breakdown scores and their intervals are percentages rounded to 2
+decimals; per-question scores are fractions in [0, 1] rounded to 4 decimals; ``None``
+wherever a score is undefined.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
 from statistics import fmean
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Sequence, TypeVar
 
+from docqa.backends.base import Backend
+from docqa.backends.cache import ResponseCache
+from docqa.backends.client import ModelClient
 from docqa.jsonl import read_jsonl
-from docqa.metrics import METRICS, load_metrics
-from docqa.metrics.base import AnswerScore, Metric, Options
-from docqa.metrics.pages import page_precision, page_recall
+from docqa.metrics import METRICS, load_metrics, retrieval
+from docqa.metrics.aggregation import tag_values
+from docqa.metrics.base import Metric, Options, Scores, scored_text
 from docqa.prediction import Prediction
 from docqa.question import Question
+from docqa.statistics import LEVEL, RESAMPLES, SEED, bootstrap_ci, bootstrap_statistics
 
 META_KEYS = ("dataset", "method", "model")
 MISSING = "missing prediction"
+PAGE_PREFIX = "page_"
+T = TypeVar("T")
 
-
-def _tag(name: str) -> Callable[[Question], list[str]]:
-    def values(question: Question) -> list[str]:
-        value = question.tags.get(name)
-        if value is None:
-            return []
-        return [value] if isinstance(value, str) else list(value)
-
-    return values
-
-
-# Breakdown name → the group(s) a question falls in; a question with several evidence sources
-# counts in each, a question without the tag in none.
-BREAKDOWNS: dict[str, Callable[[Question], list[str]]] = {
-    "kind": _tag("kind"),
-    "evidence_source": _tag("evidence_sources"),
-    "answer_format": lambda question: [question.answer_format],
+# Breakdown name → the group(s) a question's row falls in; a question with several evidence
+# sources counts in each, a question without the tag in none. A metric's own breakdowns
+# (``Metric.breakdowns``) are added, and replace these where the names are the same.
+BREAKDOWNS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
+    "kind": lambda row: tag_values(row, "kind"),
+    "evidence_source": lambda row: tag_values(row, "evidence_sources"),
+    "answer_format": lambda row: [row["answer_format"]],
 }
 
 
 def score_run(
-    questions: Path, predictions: Path, metric: str, options: Options, meta: dict[str, Any]
+    questions: Path,
+    predictions: Path,
+    metric: str,
+    options: Options,
+    meta: dict[str, Any],
+    *,
+    backend: Backend | None = None,
+    cache: Path | None = None,
 ) -> dict[str, Any]:
     """Score ``predictions`` (Prediction rows) against ``questions`` (Question rows).
 
     ``meta`` gives the run's ``dataset``, ``method`` and ``model``; ``options`` are the
-    metric's options, checked against the ones it takes.
+    metric's options, checked against the ones it takes. ``backend`` is the model of the
+    metric's model step when its option ``model`` names one (``cache``: the response cache
+    file for its calls); without a model, answers are extracted by rules.
     """
     missing_meta = [key for key in META_KEYS if key not in meta]
     if missing_meta:
@@ -64,19 +84,22 @@ def score_run(
     resolved = scorer.resolve_options(options, metric)
     asked = _read_questions(questions)
     answered = _read_predictions(predictions, {q.question_id for q in asked}, questions)
+    given = [answered.get(q.question_id) for q in asked]
 
-    scored = [_score_question(scorer, resolved, q, answered.get(q.question_id)) for q in asked]
-    answer_scores = [s.score for s in scored]
+    prepared = _prepare(scorer, resolved, metric, asked, given, backend, cache)
+    rows = [
+        _score_question(scorer, resolved, question, prediction, step)
+        for question, prediction, step in zip(asked, given, prepared)
+    ]
     return {
         **{key: meta[key] for key in META_KEYS},
         "metric": metric,
         "options": resolved,
-        "summary": _summary(scorer, resolved, scored, list(answered.values())),
-        "breakdown": {
-            name: _breakdown(scorer, resolved, asked, answer_scores, groups)
-            for name, groups in BREAKDOWNS.items()
-        },
-        "per_question": [s.row for s in scored],
+        "bootstrap": {"method": "percentile", "resamples": RESAMPLES, "seed": SEED,
+                      "level": LEVEL},
+        **_aggregates(scorer, resolved, rows, list(answered.values()),
+                      _describe(scorer, resolved, backend, rows)),
+        "per_question": [_rounded(row) for row in rows],
     }
 
 
@@ -122,97 +145,192 @@ def _read_predictions(path: Path, known: set[str], questions: Path) -> dict[str,
     return predictions
 
 
-class _Scored(NamedTuple):
-    """One question's per_question row, with its unrounded scores for the aggregates."""
+def _failed(prediction: Prediction | None) -> bool:
+    return prediction is None or bool(prediction.error)
 
-    row: dict[str, Any]
-    score: AnswerScore
-    page_recall: float | None
-    page_precision: float | None
-    missing: bool
+
+def _prepare(
+    scorer: Metric,
+    options: Options,
+    name: str,
+    questions: list[Question],
+    predictions: list[Prediction | None],
+    backend: Backend | None,
+    cache: Path | None,
+) -> list[Scores]:
+    """The model step's result per question; ``{}`` where there is no step or no answer."""
+    prepared: list[Scores] = [{} for _ in questions]
+    if scorer.prepare is None:
+        return prepared
+    todo = [(i, p.answer) for i, p in enumerate(predictions) if p is not None and not p.error]
+    asked = [questions[i] for i, _ in todo]
+    answers = [answer for _, answer in todo]
+    step = scorer.prepare
+    if not scorer.uses_model(options):
+        results = asyncio.run(step(asked, answers, options, None))
+    elif backend is None:
+        raise ValueError(
+            f"metric {name!r} is configured with model {options['model']!r}, but the score "
+            "stage was given no backend: pass score_run(..., backend=create_backend(...))"
+        )
+    else:
+        results = asyncio.run(_with_client(
+            backend, cache, lambda client: step(asked, answers, options, client)
+        ))
+    for (index, _), result in zip(todo, results):
+        prepared[index] = result
+    return prepared
+
+
+async def _with_client(
+    backend: Backend, cache: Path | None, work: Callable[[ModelClient], Awaitable[T]]
+) -> T:
+    client = ModelClient(backend, None if cache is None else ResponseCache(cache))
+    try:
+        return await work(client)
+    finally:
+        await client.close()
 
 
 def _score_question(
-    scorer: Metric, options: Options, question: Question, prediction: Prediction | None
-) -> _Scored:
-    answer = "" if prediction is None else prediction.answer
-    error = MISSING if prediction is None else prediction.error
-    score = scorer.score(question, answer, options)
-    if error:
-        score = score.failed()
-    used = [] if prediction is None else prediction.pages
-    recall = page_recall(used, question.evidence_pages)
-    precision = page_precision(used, question.evidence_pages)
-    row = {
+    scorer: Metric,
+    options: Options,
+    question: Question,
+    prediction: Prediction | None,
+    prepared: Scores,
+) -> dict[str, Any]:
+    """One question's row, unrounded: its scores, page scores and what was compared."""
+    answered = prediction or Prediction(question.question_id, "")
+    scores = scorer.score(question, answered, prepared, options)
+    if _failed(prediction):
+        scores = {key: 0.0 if isinstance(value, float) else value for key, value in scores.items()}
+    pages = retrieval.score(question.evidence_pages, answered.pages)
+    return {
         "question_id": question.question_id,
         "kind": question.tags.get("kind"),
         "answer_format": question.answer_format,
-        "numeric": score.numeric,
-        "score": _fraction(score.score),
-        "num": None if score.num is None else int(score.num),
-        "f1": _fraction(score.f1),
-        "page_recall": _fraction(recall),
-        "page_precision": _fraction(precision),
-        "answer": answer,
+        **prepared,
+        **scores,
+        "score": scores[scorer.row_score],
+        **{PAGE_PREFIX + key: value for key, value in pages.items()},
+        "answer": answered.answer,
+        "pred": scored_text(answered, prepared),
         "gold": question.answer,
-        "error": error,
+        "error": MISSING if prediction is None else prediction.error,
+        "evidence_pages": question.evidence_pages,
+        "tags": question.tags,
     }
-    return _Scored(row, score, recall, precision, missing=prediction is None)
+
+
+def _describe(
+    scorer: Metric, options: Options, backend: Backend | None, rows: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """What produced the scores: the metric's step, its model's identity, its failures."""
+    if scorer.prepare is None:
+        return {}
+    described = dict(scorer.describe(options))
+    if scorer.uses_model(options) and backend is not None:
+        described["model_identity"] = backend.identity
+    described["step_failures"] = sum(1 for row in rows if row.get("step_error"))
+    return described
+
+
+def _aggregates(
+    scorer: Metric,
+    options: Options,
+    rows: list[dict[str, Any]],
+    predictions: list[Prediction],
+    described: dict[str, Any],
+) -> dict[str, Any]:
+    """``summary``, ``aggregate``, ``aggregate_intervals`` and ``breakdown`` of the rows;
+    ``described`` (what the model step ran with) goes into the summary as ``scorer``."""
+
+    def statistic(subset: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        return scorer.aggregate(subset, options)
+
+    aggregate = statistic(rows)
+    intervals = {path[0]: bounds for path, bounds in bootstrap_statistics(rows, statistic).items()}
+    headline = scorer.columns["overall"]
+    breakdowns = {**BREAKDOWNS, **scorer.breakdowns}
+    return {
+        "summary": {**_summary(scorer, aggregate, intervals, rows, predictions),
+                    "scorer": described},
+        "aggregate": {key: _percent(value) if isinstance(value, float) else value
+                      for key, value in aggregate.items()},
+        "aggregate_intervals": {key: _interval(value) for key, value in intervals.items()},
+        "breakdown": {name: _breakdown(rows, groups_of, statistic, headline)
+                      for name, groups_of in breakdowns.items()},
+    }
 
 
 def _summary(
     scorer: Metric,
-    options: Options,
-    scored: list[_Scored],
+    aggregate: Mapping[str, Any],
+    intervals: Mapping[str, tuple[float, float]],
+    rows: list[dict[str, Any]],
     predictions: list[Prediction],
 ) -> dict[str, Any]:
-    scores = [s.score for s in scored]
-    nums = [s.num for s in scores if s.num is not None]
-    f1s = [s.f1 for s in scores if s.f1 is not None]
+    columns: dict[str, Any] = {}
+    column_intervals: dict[str, Any] = {}
+    for column, key in scorer.columns.items():
+        columns[column] = _percent(aggregate.get(key))
+        column_intervals[column] = _interval(intervals.get(key))
+        if f"{key}_questions" in aggregate:
+            columns[f"{column}_questions"] = aggregate[f"{key}_questions"]
+    for name in retrieval.score_names():
+        # the mean over the questions where the page score is defined, and its interval
+        defined = [row[PAGE_PREFIX + name] for row in rows if row[PAGE_PREFIX + name] is not None]
+        columns[PAGE_PREFIX + name] = _percent(fmean(defined) if defined else None)
+        column_intervals[PAGE_PREFIX + name] = _interval(bootstrap_ci(defined))
     return {
-        "questions": len(scored),
+        "questions": len(rows),
         "predictions": len(predictions),
-        "errors": sum(1 for s in scored if s.row["error"]),
-        "missing": sum(1 for s in scored if s.missing),
-        "num": _percent(_mean(nums)),
-        "num_questions": len(nums),
-        "f1": _percent(_mean(f1s)),
-        "f1_questions": len(f1s),
-        "overall": _percent(scorer.overall(scores, options)),
-        "page_recall": _percent(_mean([s.page_recall for s in scored])),
-        "page_precision": _percent(_mean([s.page_precision for s in scored])),
+        "errors": sum(1 for row in rows if row["error"]),
+        "missing": sum(1 for row in rows if row["error"] == MISSING),
+        **{column: None for column in ("num", "f1", "overall")},
+        **columns,
         "calls": sum(p.usage.calls for p in predictions),
         "seconds": round(sum(p.usage.seconds for p in predictions), 3),
         "tokens_in": sum(p.usage.tokens_in for p in predictions),
         "tokens_out": sum(p.usage.tokens_out for p in predictions),
+        "intervals": column_intervals,
     }
 
 
 def _breakdown(
-    scorer: Metric,
-    options: Options,
-    questions: list[Question],
-    scores: list[AnswerScore],
-    groups_of: Callable[[Question], list[str]],
+    rows: list[dict[str, Any]],
+    groups_of: Callable[[Mapping[str, Any]], list[str]],
+    statistic: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]],
+    headline: str,
 ) -> dict[str, dict[str, Any]]:
-    groups: dict[str, list[AnswerScore]] = {}
-    for question, score in zip(questions, scores):
-        for group in groups_of(question):
-            groups.setdefault(group, []).append(score)
+    """Per group: its questions, its headline aggregate and that aggregate's interval."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        for group in groups_of(row):
+            groups.setdefault(group, []).append(row)
+
+    def overall(members: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        return {"overall": statistic(members).get(headline)}
+
     return {
-        group: {"questions": len(members), "overall": _percent(scorer.overall(members, options))}
+        group: {
+            "questions": len(members),
+            "overall": _percent(overall(members)["overall"]),
+            "interval": _interval(bootstrap_statistics(members, overall).get(("overall",))),
+        }
         for group, members in sorted(groups.items())
     }
 
 
-def _mean(values: Sequence[float | None]) -> float | None:
-    defined = [value for value in values if value is not None]
-    return fmean(defined) if defined else None
+def _rounded(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The row with its scores rounded; the gold answer stays as the dataset gives it."""
+    return {key: round(value, 4) if isinstance(value, float) and key != "gold" else value
+            for key, value in row.items()}
 
 
 def _percent(fraction: float | None) -> float | None:
     return None if fraction is None else round(100.0 * fraction, 2)
 
 
-def _fraction(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
+def _interval(interval: tuple[float, float] | None) -> list[float] | None:
+    return None if interval is None else [round(100.0 * bound, 2) for bound in interval]

@@ -153,3 +153,16 @@ def test_numbers_equal_is_exact_up_to_float_rounding_unless_told_otherwise() -> 
     assert not numbers_equal(100.0, 101.0)
     assert numbers_equal(100.0, 101.0, rel_tol=0.01)
     assert numbers_equal(0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("1\u202f234", 1234.0), ("1\u00a0234\u00a0567.5", 1234567.5), ("$1\u2009000", 1000.0)],
+)
+def test_no_break_and_thin_spaces_separate_thousands(text: str, value: float) -> None:
+    assert parse_number(text) == value
+
+
+def test_an_ordinary_space_or_mixed_separators_do_not_join_groups() -> None:
+    assert [m.value for m in find_numbers("1 234")] == [1.0, 234.0]
+    assert parse_number("1,234\u00a0567") is None

@@ -4,7 +4,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from docqa.report.tables import CI_COLUMN, bootstrap_ci, results_table, to_markdown, write_tables
+from docqa.report.tables import CI_COLUMN, P_COLUMN, results_table, to_markdown, write_tables
+from docqa.statistics import bootstrap_ci
 
 
 def write_score(
@@ -19,15 +20,19 @@ def write_score(
     f1: float | None = 50.0,
     calls: int | None = None,
     seconds: float = 10.0,
+    scorer: dict | None = None,
 ) -> Path:
-    """A score file as the score stage writes it; Overall is the mean of ``scores``."""
+    """A score file as the score stage writes it; Overall is the mean of ``scores``, with the
+    bootstrap interval of that mean."""
     defined = [s for s in scores if s is not None]
+    interval = bootstrap_ci(defined)
     summary = {
         "questions": len(scores), "predictions": len(scores) - missing, "errors": errors,
         "missing": missing, "num": 40.0, "num_questions": 2, "f1": f1, "f1_questions": 2,
         "overall": 100.0 * sum(defined) / len(defined), "page_recall": 80.0,
         "page_precision": 30.0, "calls": len(scores) if calls is None else calls,
-        "seconds": seconds, "tokens_in": 1000, "tokens_out": 10,
+        "seconds": seconds, "tokens_in": 1000, "tokens_out": 10, "scorer": scorer or {},
+        "intervals": {"overall": None if interval is None else [100 * b for b in interval]},
     }
     per_question = [
         {"question_id": f"q{i}", "kind": "chart_value", "answer_format": "Int", "numeric": True,
@@ -87,7 +92,7 @@ def test_one_row_per_run_with_summary_values(files) -> None:
     assert pd.isna(df.iloc[1]["F1"])
 
 
-def test_ci_is_ordered_and_contains_the_mean(files) -> None:
+def test_ci_comes_from_the_score_file(files) -> None:
     df = results_table(*files)
     for _, row in df.iterrows():
         low, high = json.loads(row[CI_COLUMN])
@@ -97,21 +102,70 @@ def test_ci_is_ordered_and_contains_the_mean(files) -> None:
     assert low < 50.0 < high
 
 
-def test_bootstrap_is_deterministic_and_none_without_scores() -> None:
-    scores = [0.0, 100.0, 100.0, 0.0, 100.0]
-    assert bootstrap_ci(scores) == bootstrap_ci(scores)
-    assert bootstrap_ci([]) is None
+def test_a_score_file_without_intervals_names_the_fix(tmp_path: Path) -> None:
+    path = write_score(tmp_path, "synth", "rag", "m1", [1.0])
+    data = json.loads(path.read_text())
+    del data["summary"]["intervals"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="m1.json.*rerun the score stage"):
+        results_table([path], [])
 
 
-def test_undefined_question_scores_are_left_out(tmp_path: Path) -> None:
-    path = write_score(tmp_path, "synth", "rag", "m1", [1.0, None, 1.0])
-    assert results_table([path], [])[CI_COLUMN][0] == "[100.0, 100.0]"
+def test_p_values_against_the_best_run_of_each_dataset(tmp_path: Path) -> None:
+    strong = [1.0] * 45 + [0.0] * 5
+    weak = [0.0] * 40 + [1.0] * 10
+    paths = [
+        write_score(tmp_path, "synth", "best", "m", strong),
+        write_score(tmp_path, "synth", "weak", "m", weak),
+        write_score(tmp_path, "synth", "same", "m", strong[:49] + [0.0]),
+        write_score(tmp_path, "other", "alone", "m", weak),
+    ]
+    df = results_table(paths, []).set_index("method")
+    assert df.loc["best", P_COLUMN] == ""
+    assert df.loc["alone", P_COLUMN] == ""  # nothing to compare with
+    assert df.loc["weak", P_COLUMN] == "<0.001"
+    assert float(df.loc["same", P_COLUMN]) > 0.5
+    assert "p vs best: two-sided paired bootstrap" in to_markdown(results_table(paths, []))
+
+
+def test_undefined_question_scores_are_left_out_of_the_comparison(tmp_path: Path) -> None:
+    paths = [write_score(tmp_path, "synth", "rag", "m1", [1.0, None, 1.0]),
+             write_score(tmp_path, "synth", "bm25", "m1", [1.0, 0.0, 1.0])]
+    df = results_table(paths, []).set_index("method")
+    assert df.loc["rag", CI_COLUMN] == "[100.0, 100.0]"
+    assert float(df.loc["bm25", P_COLUMN]) == 1.0  # equal on the two shared questions
 
 
 def test_score_outside_unit_interval_names_the_file(tmp_path: Path) -> None:
     path = write_score(tmp_path, "synth", "rag", "m1", [100.0, 0.0])
     with pytest.raises(ValueError, match="m1.json.*outside"):
         results_table([path], [])
+
+
+def test_markdown_says_how_answers_were_scored(tmp_path: Path) -> None:
+    paths = [
+        write_score(tmp_path, "mmlb", "rag", "m1", [1.0],
+                    scorer={"extractor": "rules", "step_failures": 0}),
+        write_score(tmp_path, "ldu", "rag", "m1", [1.0],
+                    scorer={"extractor": "model", "model": "gpt", "prompt_sha256": "96a22c30" * 8,
+                            "step_failures": 2}),
+        write_score(tmp_path, "feta", "rag", "m1", [1.0],
+                    scorer={"judge": "qwen", "prompt": "paper", "prompt_sha256": "ab" * 32,
+                            "unjudged": "wrong", "step_failures": 3}),
+        write_score(tmp_path, "synth", "rag", "m1", [1.0]),
+    ]
+    text = to_markdown(results_table(paths, []))
+    notes = text.split("How answers were scored:\n\n")[1].splitlines()
+    assert notes == [
+        "- feta / rag / m1 (slideagent): judged by qwen (paper prompt, sha256 abababababab); "
+        "3 answer(s) without a verdict (unparseable reply or failed call), scored 0",
+        "- ldu / rag / m1 (slideagent): short answers extracted by gpt (prompt sha256 "
+        "96a22c3096a2); 2 failed extraction(s) scored 0",
+        "- mmlb / rag / m1 (slideagent): short answers extracted by docqa's rules, not by the "
+        "benchmark's model extractor (no extraction model configured)",
+    ]
+    only_synth = to_markdown(results_table(paths[3:], []))
+    assert "How answers were scored" not in only_synth
 
 
 def test_duplicate_run_is_an_error(tmp_path: Path) -> None:

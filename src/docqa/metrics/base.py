@@ -1,57 +1,65 @@
-"""What a metric is: a per-question scorer and an aggregate over questions.
+"""How the score stage runs a scorer: the :class:`Metric` each scorer module registers.
 
-A metric scores one question at a time as an :class:`AnswerScore` and combines a set of them
-into the headline ``overall``. Both are pure functions of their arguments and the metric's
-options; the score stage (``docqa.scoring``) reads the files and handles missing predictions.
+A scorer module (``docqa.metrics.mmlongbench_doc``, ...) offers the benchmark's own pure
+functions, ``score(gold, pred, *, answer_format=None, question=None)`` and
+``aggregate(rows)``, with the benchmark's names. Its :class:`Metric` adapts them to docqa's
+:class:`~docqa.question.Question` and adds what the score stage needs: options, the summary
+columns, and an optional model step (answer extraction, judging) run before scoring.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
+from docqa.backends.client import ModelClient
+from docqa.prediction import Prediction
 from docqa.question import Question
 
 Options = Mapping[str, Any]
+Row = Mapping[str, Any]
+Scores = dict[str, Any]
 
+# prepare(questions, answers, options, client) -> one dict per question, merged into its row
+# and handed to ``score``; a non-empty ``step_error`` there says the step failed for that
+# question. ``client`` is None when no model is configured.
+Prepare = Callable[
+    [Sequence[Question], Sequence[str], Options, ModelClient | None], Awaitable[list[Scores]]
+]
 
-@dataclass(frozen=True)
-class AnswerScore:
-    """One question's score: ``score`` in [0, 1], and the column it counts in.
-
-    Numeric questions (``numeric``) fill ``num`` (0 or 1) and leave ``f1`` ``None``; the others
-    fill ``f1`` and leave ``num`` ``None``.
-    """
-
-    score: float
-    numeric: bool
-    num: float | None = None
-    f1: float | None = None
-
-    def failed(self) -> "AnswerScore":
-        """The same question scored as wrong: for a missing prediction or one with an error."""
-        return replace(
-            self,
-            score=0.0,
-            num=None if self.num is None else 0.0,
-            f1=None if self.f1 is None else 0.0,
-        )
+SUMMARY_COLUMNS = ("overall", "num", "f1", "em")
 
 
 @dataclass(frozen=True)
 class Metric:
-    """A registered metric.
+    """A registered scorer.
 
-    ``score(question, answer, options)`` scores one predicted answer; ``overall(scores,
-    options)`` is the headline aggregate, a fraction in [0, 1] or ``None`` for no questions;
-    ``check(options)`` raises ``ValueError`` naming a bad option value. ``defaults`` lists every
-    option the metric takes.
+    - ``score(question, prediction, prepared, options)``: the question's scores, fractions
+      in [0, 1] or ``None`` where undefined, plus text fields such as ``scorer_error``;
+      ``prepared`` is what ``prepare`` gave for the question (``{}`` without a step); a
+      ``pred`` there replaces the prediction's answer as the text scored (:func:`scored_text`);
+    - ``aggregate(rows, options)``: the scorer's aggregates of a set of rows (each row holds
+      the scores and ``gold``, ``pred``, ``answer_format``, ``evidence_pages`` and ``tags``),
+      a flat mapping: statistics are floats (or ``None``), counts are ints;
+    - ``breakdowns``: the benchmark's own groupings of rows (name → the groups a row falls
+      in); the score stage reports the headline aggregate per group;
+    - ``columns``: summary column (``overall``, ``num``, ``f1``, ``em``) → aggregate key;
+    - ``row_score``: the per-question key that is the question's headline ``score``;
+    - ``prepare``: the model step, if any; ``describe(options)`` says what it ran with;
+    - ``check(options)``: raise ``ValueError`` naming a bad option; ``defaults`` lists every
+      option. Option ``model`` (when the metric takes one) names the configured model of
+      the model step; ``None`` means no model.
     """
 
     defaults: Options
-    score: Callable[[Question, str, Options], AnswerScore]
-    overall: Callable[[Sequence[AnswerScore], Options], float | None]
     check: Callable[[Options], None]
+    score: Callable[[Question, Prediction, Scores, Options], Scores]
+    aggregate: Callable[[Sequence[Row], Options], dict[str, Any]]
+    columns: Mapping[str, str]
+    row_score: str
+    breakdowns: Mapping[str, Callable[[Row], list[str]]] = field(default_factory=dict)
+    prepare: Prepare | None = None
+    describe: Callable[[Options], dict[str, Any]] = lambda options: {}
 
     def resolve_options(self, options: Options, name: str) -> dict[str, Any]:
         """The defaults updated with ``options``; an unknown option is an error naming it."""
@@ -63,3 +71,45 @@ class Metric:
         resolved = {**self.defaults, **options}
         self.check(resolved)
         return resolved
+
+    def uses_model(self, options: Options) -> bool:
+        return self.prepare is not None and options.get("model") is not None
+
+
+def scored_text(prediction: Prediction, prepared: Scores) -> str:
+    """The text a scorer compares with the gold: the extracted answer if a step extracted one."""
+    return str(prepared.get("pred", prediction.answer))
+
+
+def benchmark_gold(question: Question) -> Any:
+    """The gold answer as the benchmark's own row gives it (``Question.original``), which the
+    official scorers expect (LongDocURL's JSON numbers, MMLongBench-Doc's list strings); the
+    adapter's converted answer when the row was not kept."""
+    return question.original.get("answer", question.answer)
+
+
+def gold_text(answer: Any) -> str:
+    """A gold answer as one string: a list's items joined by ', ', other values by ``str``."""
+    if isinstance(answer, str):
+        return answer
+    if isinstance(answer, list):
+        return ", ".join(str(item) for item in answer)
+    return str(answer)
+
+
+def check_choice(metric: str, options: Options, name: str, choices: Sequence[Any]) -> None:
+    """Raise ``ValueError`` unless option ``name`` is one of ``choices``."""
+    if options[name] not in choices:
+        raise ValueError(
+            f"metric {metric!r}: option {name}={options[name]!r} is not one of {tuple(choices)}"
+        )
+
+
+def check_model(metric: str, options: Options, required: bool) -> None:
+    """Raise ``ValueError`` unless option ``model`` is a model name (or ``None`` if allowed)."""
+    model = options["model"]
+    if model is None and not required:
+        return
+    if not isinstance(model, str) or not model:
+        need = "the name of a configured model" + ("" if required else " or null")
+        raise ValueError(f"metric {metric!r}: option model={model!r} must be {need}")

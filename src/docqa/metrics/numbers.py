@@ -4,8 +4,10 @@ SlideAgent's Num metric compares numbers "in various formats, including percenta
 integers, and word-based representations" after normalising them to one form. This module is
 that normalisation. What counts as one number mention:
 
-- Digits, with ',' only as a thousands separator between groups of three ('1,234,567.8').
-  A comma anywhere else is not part of a number, so '1,5' is not read as 1.5.
+- Digits, with ',' only as a thousands separator between groups of three ('1,234,567.8'),
+  or a no-break or thin space the same way ('1\u202f234', as typeset documents write it),
+  one kind of separator per number. A comma anywhere else is not part of a number, so '1,5'
+  is not read as 1.5; an ordinary space separates two numbers ('1 234' is 1 and 234).
 - Percent ('%', 'percent', 'per cent', 'pct', 'percentage point(s)', 'pp') divides by 100.
 - Scale: the attached suffixes k, m, b, t, mn, bn, tn, mln ('17k', '$5M', '3bn', any case) and
   the words hundred, thousand, million, billion, trillion (and bn, mn, tn, mln) after a space
@@ -87,7 +89,8 @@ _NUMBER = re.compile(
     (?P<sign>[-−])?
     (?:(?P<currency>{_CURRENCY})\s?)?
     (?P<sign2>[-−])?
-    (?P<digits>(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?|\.\d+)(?![.,]?\d)
+    (?P<digits>(?:\d{{1,3}}(?:(?P<sep>[,\u00a0\u202f\u2009])\d{{3}})(?:(?P=sep)\d{{3}})*|\d+)
+        (?:\.\d+)?|\.\d+)(?![.,\u00a0\u202f\u2009]?\d)
     (?P<suffix>°?[^\W\d_]*)
     (?P<scales>(?:\s+(?:{"|".join(_SPACED_SCALES)})s?\b)*)
     (?P<percent>{_PERCENT})?
@@ -105,6 +108,7 @@ _NUMBER = re.compile(
     """,
     re.IGNORECASE | re.VERBOSE,
 )
+_SEPARATORS = "[,\u00a0\u202f\u2009]"
 _PUNCTUATION = string.punctuation + "“”‘’«»…–—"
 _UNIT_RESIDUE = re.compile(r"[^\W\d_][^\s\d]*(?:\s+[^\W\d_][^\s\d]*)?")
 
@@ -168,7 +172,7 @@ def numbers_equal(a: float, b: float, rel_tol: float = 0.0) -> bool:
 
 
 def _digit_value(match: re.Match[str]) -> float | None:
-    value = Decimal(match.group("digits").replace(",", ""))
+    value = Decimal(re.sub(_SEPARATORS, "", match.group("digits")))
     suffix = match.group("suffix").lower()
     percent = match.group("percent") is not None
     if suffix in _ATTACHED_SCALES:

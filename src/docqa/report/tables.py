@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from docqa.report.inputs import Scores, load_failed_documents, load_scores
+from docqa.statistics import PAIRED_RESAMPLES, RESAMPLES, SEED, paired_bootstrap
 
 CI_COLUMN = "Overall 95% CI"
+P_COLUMN = "p vs best"
 COLUMNS = (
     "dataset", "method", "model", "questions", "errors", "missing", "Num", "F1", "Overall",
-    CI_COLUMN, "page recall", "page precision", "calls/question", "seconds/question",
+    CI_COLUMN, P_COLUMN, "page recall", "page precision", "calls/question", "seconds/question",
 )
 # Summary field behind each score column (all percentages).
 SCORE_FIELDS = {
@@ -29,47 +30,67 @@ DECIMALS = {
 }
 # Where failures are listed: DataFrame.attrs key, {dataset: [failed doc ids]}.
 FAILED_DOCUMENTS = "failed_documents"
+# Where the scoring notes are: DataFrame.attrs key, [one line per run scored by a model step].
+SCORING_NOTES = "scoring_notes"
 
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
 
+def scores_by_question(scores: Scores) -> dict[str, float]:
+    """Each question's headline score (a fraction), by question id; undefined ones left out.
 
-def bootstrap_ci(
-    scores: Sequence[float],
-    *,
-    resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED,
-    level: float = 0.95,
-) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of the mean of ``scores``; ``None`` for no scores.
-
-    The seed is fixed per call, so a row's interval does not depend on the other rows.
+    A value outside [0, 1] means the score stage changed units, which would silently shift
+    every comparison: an error naming the file.
     """
-    values = np.asarray(scores, dtype=float)
-    if values.size == 0:
-        return None
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, values.size, size=(resamples, values.size))].mean(axis=1)
-    tail = (1.0 - level) / 2.0 * 100.0
-    low, high = np.percentile(means, [tail, 100.0 - tail])
-    return float(low), float(high)
+    by_id = {}
+    for row in scores.per_question:
+        value = row.get("score")
+        if value is None:
+            continue
+        if not 0.0 <= float(value) <= 1.0:
+            raise ValueError(
+                f"{scores.path}: per_question score {value} of {row.get('question_id')} is "
+                "outside [0, 1]; the report expects fractions there and percentages in the "
+                "summary"
+            )
+        by_id[str(row["question_id"])] = float(value)
+    return by_id
 
 
-def question_scores(scores: Scores) -> list[float]:
-    """Per-question scores in percent; per-question ``score`` is a fraction in [0, 1].
-
-    Questions whose score is undefined (``None``) are left out of the interval; a value outside
-    [0, 1] means the score stage changed units, which would silently shift every interval.
-    """
-    values = [row.get("score") for row in scores.per_question]
-    defined = [float(value) for value in values if value is not None]
-    out_of_range = [value for value in defined if not 0.0 <= value <= 1.0]
-    if out_of_range:
+def headline_interval(scores: Scores) -> str:
+    """The score stage's 95% interval of the headline score, as '[low, high]' (percent)."""
+    intervals = scores.summary.get("intervals")
+    if intervals is None:
         raise ValueError(
-            f"{scores.path}: per_question score {out_of_range[0]} is outside [0, 1]; "
-            "the report expects fractions there and percentages in the summary"
+            f"{scores.path}: summary has no intervals; it was written by an older score stage, "
+            "rerun the score stage (snakemake --forcerun score)"
         )
-    return [100.0 * value for value in defined]
+    interval = intervals.get("overall")
+    return "" if interval is None else f"[{interval[0]:.1f}, {interval[1]:.1f}]"
+
+
+def _p_values(runs: list[Scores]) -> dict[int, str]:
+    """Per run, the paired bootstrap p-value of its difference to the best run of its dataset
+    (highest Overall), on the questions both scored; '' for the best run and for runs that
+    share no question with it."""
+    per_run = [scores_by_question(run) for run in runs]
+    shown: dict[int, str] = {}
+    by_dataset: dict[str, list[int]] = {}
+    for index, run in enumerate(runs):
+        by_dataset.setdefault(run.dataset, []).append(index)
+    for members in by_dataset.values():
+        defined = [i for i in members if runs[i].summary.get("overall") is not None]
+        if len(defined) < 2:
+            continue
+        best = max(defined, key=lambda i: float(runs[i].summary["overall"]))
+        for index in defined:
+            if index == best:
+                continue
+            shared = sorted(set(per_run[best]) & set(per_run[index]))
+            test = paired_bootstrap(
+                [per_run[best][q] for q in shared], [per_run[index][q] for q in shared]
+            )
+            if test is not None:
+                shown[index] = "<0.001" if test.p_value < 0.001 else f"{test.p_value:.3f}"
+    return shown
 
 
 def _number(value: Any) -> float:
@@ -80,10 +101,9 @@ def _per_question(total: Any, questions: int) -> float:
     return math.nan if total is None or questions == 0 else float(total) / questions
 
 
-def _row(scores: Scores) -> dict[str, Any]:
+def _row(scores: Scores, p_value: str) -> dict[str, Any]:
     summary = scores.summary
     questions = int(summary["questions"])
-    ci = bootstrap_ci(question_scores(scores))
     return {
         "dataset": scores.dataset,
         "method": scores.method,
@@ -92,7 +112,8 @@ def _row(scores: Scores) -> dict[str, Any]:
         "errors": int(summary["errors"]),
         "missing": int(summary["missing"]),
         **{column: _number(summary.get(field)) for column, field in SCORE_FIELDS.items()},
-        CI_COLUMN: "" if ci is None else f"[{ci[0]:.1f}, {ci[1]:.1f}]",
+        CI_COLUMN: headline_interval(scores),
+        P_COLUMN: p_value,
         "calls/question": _per_question(summary.get("calls"), questions),
         "seconds/question": _per_question(summary.get("seconds"), questions),
     }
@@ -111,10 +132,41 @@ def results_table(score_files: list[Path], failure_files: list[Path]) -> pd.Data
         if key in seen:
             raise ValueError(f"{scores.path} and {seen[key]} both score {'/'.join(key)}")
         seen[key] = scores.path
-    df = pd.DataFrame([_row(scores) for scores in all_scores], columns=list(COLUMNS))
+    p_values = _p_values(all_scores)
+    df = pd.DataFrame(
+        [_row(scores, p_values.get(i, "")) for i, scores in enumerate(all_scores)],
+        columns=list(COLUMNS),
+    )
     df = df.sort_values(["dataset", "method", "model"], ignore_index=True)
-    df.attrs[FAILED_DOCUMENTS] = dict(load_failed_documents(Path(path)) for path in failure_files)
+    failed: dict[str, set[str]] = {}
+    for path in failure_files:  # one file per stage (render, OCR) and dataset
+        dataset, doc_ids = load_failed_documents(Path(path))
+        failed.setdefault(dataset, set()).update(doc_ids)
+    df.attrs[FAILED_DOCUMENTS] = {dataset: sorted(ids) for dataset, ids in failed.items()}
+    df.attrs[SCORING_NOTES] = sorted(
+        note for note in (_scoring_note(scores) for scores in all_scores) if note
+    )
     return df
+
+
+def _scoring_note(scores: Scores) -> str:
+    """How a run's answers were extracted or judged, when a model step scored it."""
+    scorer = scores.summary.get("scorer") or {}
+    run = f"{scores.dataset} / {scores.label}"
+    failures = int(scorer.get("step_failures", 0))
+    if scorer.get("extractor") == "rules":
+        return (f"- {run} ({scores.metric}): short answers extracted by docqa's rules, not by "
+                "the benchmark's model extractor (no extraction model configured)")
+    if scorer.get("extractor") == "model":
+        return (f"- {run} ({scores.metric}): short answers extracted by {scorer['model']} "
+                f"(prompt sha256 {scorer['prompt_sha256'][:12]}); {failures} failed "
+                "extraction(s) scored 0")
+    if "judge" in scorer:
+        fate = "scored 0" if scorer.get("unjudged") == "wrong" else "left out"
+        return (f"- {run} ({scores.metric}): judged by {scorer['judge']} ({scorer['prompt']} "
+                f"prompt, sha256 {scorer['prompt_sha256'][:12]}); {failures} answer(s) without "
+                f"a verdict (unparseable reply or failed call), {fate}")
+    return ""
 
 
 def _format(column: str, value: Any) -> str:
@@ -172,7 +224,8 @@ def _failure_line(dataset: str, failed: list[str] | None) -> str:
 
 
 def to_markdown(df: pd.DataFrame) -> str:
-    """The Markdown report: header, table with best values in bold, failed documents."""
+    """The Markdown report: header, table with best values in bold, failed documents, and how
+    runs scored through a model step (answer extraction, judging) were scored."""
     failed: dict[str, list[str]] = df.attrs.get(FAILED_DOCUMENTS, {})
     datasets = sorted(set(df["dataset"]) | set(failed))
     lines = [
@@ -182,12 +235,17 @@ def to_markdown(df: pd.DataFrame) -> str:
         "",
         "Scores in percent. Bold: best per dataset (highest score; fewest errors, missing "
         "answers, calls and seconds). Overall 95% CI: percentile bootstrap over questions "
-        f"({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}).",
+        f"({RESAMPLES} resamples, seed {SEED}), from the score files. p vs best: two-sided "
+        "paired bootstrap p-value of the difference in Overall to the dataset's best run, on "
+        f"the questions both scored ({PAIRED_RESAMPLES} resamples, seed {SEED}).",
         "",
-        "Documents that failed page preparation:",
+        "Documents that failed rendering or OCR and were skipped:",
         "",
         *(_failure_line(dataset, failed.get(dataset)) for dataset in datasets),
     ]
+    notes: list[str] = df.attrs.get(SCORING_NOTES, [])
+    if notes:
+        lines += ["", "How answers were scored:", "", *notes]
     return "\n".join(lines) + "\n"
 
 

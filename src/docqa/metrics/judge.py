@@ -1,0 +1,230 @@
+"""MDocAgent's evaluation: a model judges each answer correct (1) or not (0) against the gold.
+
+The prompt (``prompt="paper"``) is the evaluation prompt printed in the MDocAgent paper's
+appendix (arXiv 2503.13964); its typeset quotes are plain quotes here and its bullet list is
+one line per bullet. ``prompt="code"`` is the one in the authors' repository
+(``config/agent/base.yaml`` of aiming-lab/MDocAgent), which asks for ``binary_correctness``.
+Both are sent as one user message, greedy, at most 256 new tokens, as the authors did.
+
+The reply is read as MDocAgent reads it: the text from the first '{' to the last '}' is parsed
+as JSON and the prompt's key read as an integer. MDocAgent scores every reply it cannot read
+as 0; here such a reply has no verdict: the row records why, the aggregate counts it under
+``unparseable`` (or ``failed_calls`` when the model call itself failed), and option
+``unjudged`` says whether it scores 0 (``wrong``, MDocAgent's number, the default) or is
+left out (``exclude``). A value other than 0 or 1 (MDocAgent would truncate 0.9 to 0) is
+unparseable too.
+
+Every score records the judge's model identity and the sha256 of the prompt template.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from docqa.backends.base import Backend
+from docqa.backends.client import ModelClient
+from docqa.backends.request import ChatRequest, Generation
+from docqa.metrics import METRICS
+from docqa.metrics.base import Metric, Options, Scores, check_choice, check_model
+from docqa.prediction import Prediction
+from docqa.question import Question
+
+PAPER_PROMPT = """Question: {question}
+Predicted Answer: {answer}
+Ground Truth Answer: {gt}
+Please evaluate whether the predicted answer is correct.
+- If the answer is correct, return 1.
+- If the answer is incorrect, return 0.
+Return only a string formatted as a valid JSON dictionary that can be parsed using json.loads, \
+for example: {{"correctness": 1}}"""
+
+CODE_PROMPT = """Question: {question}
+Predicted Answer: {answer}
+Ground Truth Answer: {gt}
+
+Please evaluate if the predicted answer is correct compared to the ground truth.
+Score the answer on:
+Binary correctness (0-1): 1 if the answer is correct, 0 if it is incorrect
+
+Return only a string with these scores in a dictionary and can be parsed by json.loads, \
+e.g. {{"binary_correctness": 1}}
+"""
+
+PROMPTS = {"paper": PAPER_PROMPT, "code": CODE_PROMPT}
+VERDICT_KEYS = {"paper": "correctness", "code": "binary_correctness"}
+GENERATION = Generation(max_new_tokens=256, temperature=0.0)
+UNJUDGED_CHOICES = ("wrong", "exclude")
+
+OK, UNPARSEABLE, FAILED = "ok", "unparseable", "failed"
+
+
+def prompt_sha256(prompt: str = "paper") -> str:
+    """The sha256 of a prompt template, recorded with every score it produced."""
+    return hashlib.sha256(_template(prompt).encode("utf-8")).hexdigest()
+
+
+def _template(prompt: str) -> str:
+    try:
+        return PROMPTS[prompt]
+    except KeyError:
+        raise ValueError(f"judge: prompt {prompt!r} is not one of {sorted(PROMPTS)}") from None
+
+
+def judge_request(question: str, pred: str, gold: Any, prompt: str = "paper") -> ChatRequest:
+    """The request asking the judge about one answer (a list gold is shown as Python shows it,
+    as MDocAgent's ``str.format`` does)."""
+    text = _template(prompt).format(question=question, answer=pred, gt=gold)
+    return ChatRequest.prompt(text, GENERATION)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judge's decision on one answer: ``correct`` is 1.0, 0.0 or ``None`` (no verdict;
+    ``status`` says why: ``unparseable`` or ``failed``, with ``error``)."""
+
+    correct: float | None
+    status: str
+    output: str = ""
+    error: str = ""
+
+
+def parse_verdict(output: str, prompt: str = "paper") -> Verdict:
+    """Read the judge's reply: JSON from the first '{' to the last '}', the prompt's key, 0/1."""
+    _template(prompt)  # an unknown prompt name is an error
+    key = VERDICT_KEYS[prompt]
+    start, end = output.find("{"), output.rfind("}")
+    if start < 0 or end < start:
+        return Verdict(None, UNPARSEABLE, output, "no JSON object in the judge's reply")
+    try:
+        data = json.loads(output[start : end + 1])
+    except json.JSONDecodeError as error:
+        return Verdict(None, UNPARSEABLE, output, f"judge's reply is not valid JSON: {error}")
+    if not isinstance(data, dict) or key not in data:
+        return Verdict(None, UNPARSEABLE, output, f"judge's reply has no {key!r} key")
+    value = data[key]
+    if isinstance(value, str):
+        value = value.strip()
+    if value not in (0, 1, "0", "1"):
+        return Verdict(None, UNPARSEABLE, output, f"{key} is {value!r}, not 0 or 1")
+    return Verdict(float(int(value)), OK, output)
+
+
+async def judge_answers(
+    client: ModelClient, items: Sequence[tuple[str, str, Any]], prompt: str = "paper"
+) -> list[Verdict]:
+    """Verdicts on (question, prediction, gold) items, all asked at once so the client batches
+    them. A failed call is that item's verdict (status ``failed``), not an error of all."""
+
+    async def ask(question: str, pred: str, gold: Any) -> Verdict:
+        try:
+            completion = await client.complete(judge_request(question, pred, gold, prompt))
+        except Exception as error:  # one failed call must not lose the other verdicts
+            return Verdict(None, FAILED, "", f"judge call failed: {type(error).__name__}: {error}")
+        return parse_verdict(completion.text, prompt)
+
+    return list(await asyncio.gather(*(ask(*item) for item in items)))
+
+
+def verdict_score(verdict: Verdict, unjudged: str = "wrong") -> dict[str, Any]:
+    """The per-question score of a verdict (module docstring, option ``unjudged``)."""
+    if unjudged not in UNJUDGED_CHOICES:
+        raise ValueError(f"judge: unjudged={unjudged!r} is not one of {UNJUDGED_CHOICES}")
+    correct = verdict.correct
+    if correct is None and unjudged == "wrong":
+        correct = 0.0
+    return {
+        "score": correct,
+        "judge_status": verdict.status,
+        "judge_output": verdict.output,
+        "step_error": verdict.error,
+    }
+
+
+def score(
+    gold: Any,
+    pred: str,
+    *,
+    answer_format: str | None = None,
+    question: str | None = None,
+    backend: Backend,
+    prompt: str = "paper",
+    unjudged: str = "wrong",
+) -> dict[str, Any]:
+    """Judge one answer with ``backend``, through a :class:`ModelClient` made for the call.
+
+    For many answers use :func:`judge_answers`, which batches them and can use a response
+    cache. ``answer_format`` is not used by the judge. Returns ``score`` (1.0, 0.0, or ``None``
+    when excluded) and the verdict's ``judge_status``, ``judge_output`` and ``step_error``.
+    """
+
+    async def run() -> Verdict:
+        client = ModelClient(backend)
+        try:
+            return (await judge_answers(client, [(question or "", pred, gold)], prompt))[0]
+        finally:
+            await client.close()
+
+    return verdict_score(asyncio.run(run()), unjudged)
+
+
+def aggregate(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``accuracy``: the mean score over the rows that have one; with the number of
+    ``questions``, ``judged`` ones, ``unparseable`` replies and ``failed_calls`` (a question
+    whose prediction failed is not sent to the judge and counts in none of the three)."""
+    scored = [float(row["score"]) for row in rows if row["score"] is not None]
+    statuses = [row.get("judge_status") for row in rows]
+    return {
+        "accuracy": sum(scored) / len(scored) if scored else None,
+        "questions": len(rows),
+        "judged": statuses.count(OK),
+        "unparseable": statuses.count(UNPARSEABLE),
+        "failed_calls": statuses.count(FAILED),
+    }
+
+
+def _check(options: Options) -> None:
+    check_model("judge", options, required=True)
+    check_choice("judge", options, "prompt", tuple(PROMPTS))
+    check_choice("judge", options, "unjudged", UNJUDGED_CHOICES)
+
+
+async def _prepare(
+    questions: Sequence[Question], answers: Sequence[str], options: Options,
+    client: ModelClient | None,
+) -> list[Scores]:
+    if client is None:
+        raise ValueError(
+            f"metric 'judge' needs its model {options['model']!r}, but the score stage was given "
+            "no backend for it; pass one to docqa.scoring.score_run(..., backend=...)"
+        )
+    items = [(q.question, answer, q.answer) for q, answer in zip(questions, answers)]
+    verdicts = await judge_answers(client, items, options["prompt"])
+    return [verdict_score(verdict, options["unjudged"]) for verdict in verdicts]
+
+
+def _score_question(
+    question: Question, prediction: Prediction, prepared: Scores, options: Options
+) -> Scores:
+    """The verdict ``prepare`` obtained; a question whose prediction failed was not judged."""
+    return {"score": prepared.get("score", 0.0)}
+
+
+METRICS.register("judge")(
+    Metric(
+        defaults={"model": None, "prompt": "paper", "unjudged": "wrong"},
+        check=_check,
+        score=_score_question,
+        aggregate=lambda rows, options: aggregate(rows),
+        columns={"overall": "accuracy"},
+        row_score="score",
+        prepare=_prepare,
+        describe=lambda options: {
+            "judge": options["model"], "prompt": options["prompt"],
+            "prompt_sha256": prompt_sha256(options["prompt"]), "unjudged": options["unjudged"],
+        },
+    )
+)
