@@ -66,6 +66,21 @@ def dataset_metric(wildcards):
     return {"name": name, "options": config["metrics"][name]}
 
 
+def metric_model(wildcards):
+    """The judge or answer-extraction model of the dataset's metric, if it names one."""
+    return dataset_metric(wildcards)["options"].get("model")
+
+
+def metric_model_input(wildcards):
+    model = metric_model(wildcards)
+    return {"metric_model": f"results/models/{model}"} if model else {}
+
+
+def metric_model_config(wildcards):
+    model = metric_model(wildcards)
+    return config["models"][model] if model else {}
+
+
 def score_files():
     return [f"results/scores/{d}/{me}/{mo}.json" for d, me, mo in GRID]
 

@@ -29,6 +29,10 @@ def check_references(config: dict[str, Any]) -> None:
     for name, dataset in config["datasets"].items():
         if dataset["metric"] not in config["metrics"]:
             errors.append(f"datasets.{name}.metric: {dataset['metric']!r} has no entry under 'metrics:'")
+    for name, options in config["metrics"].items():
+        model = options.get("model")
+        if model is not None and model not in config["models"]:
+            errors.append(f"metrics.{name}.model: {model!r} is not defined under 'models:'")
     if errors:
         raise ConfigError("config error:\n  " + "\n  ".join(errors))
 
