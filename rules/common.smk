@@ -20,11 +20,6 @@ wildcard_constraints:
     retriever="|".join(config["retrievers"]),
 
 
-def dataset_source(wildcards):
-    entry = config["datasets"][wildcards.dataset]
-    return {"adapter": entry["adapter"], "options": entry.get("options", {})}
-
-
 def model_source(wildcards):
     entry = config["models"][wildcards.model]
     return {key: entry[key] for key in PREPARE_KEYS if key in entry}

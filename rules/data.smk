@@ -1,11 +1,45 @@
+# The data stage. A dataset with a `source:` in the config (config/datasets.yaml) is first
+# downloaded into results/downloads/<key>/ with a checksum manifest (rule download_dataset),
+# then converted into docqa's data model (rule prepare_dataset); synthslides is generated.
+# Only manifest.json is the download's declared output: Snakemake never deletes the downloaded
+# files before a rerun, so an interrupted download resumes and a complete one is not repeated.
+import re
+
+from docqa.datasets.catalogue import (
+    download_keys,
+    download_manifests,
+    download_spec,
+    prepare_params,
+)
+from docqa.download import download_job
+
+DOWNLOAD_KEYS = download_keys(config["datasets"])
+
+
+rule download_dataset:
+    """Download a dataset's files at its pinned revision, verify them, write manifest.json."""
+    output:
+        manifest="results/downloads/{download}/manifest.json",
+    params:
+        spec=lambda wildcards: download_spec(config["datasets"], wildcards.download),
+    wildcard_constraints:
+        download="|".join(re.escape(key) for key in DOWNLOAD_KEYS) or "(?!)",
+    log:
+        "results/logs/downloads/{download}.log",
+    run:
+        download_job(wildcards.download, params.spec, output.manifest, log[0])
+
+
 rule prepare_dataset:
-    """Download or generate a dataset: its documents, and its questions in docqa's data model."""
+    """Convert a download (or generate a dataset) into docqa's data model."""
+    input:
+        lambda wildcards: download_manifests(config["datasets"], wildcards.dataset),
     output:
         questions="results/data/{dataset}/questions.jsonl",
         documents="results/data/{dataset}/documents.jsonl",
         docs=directory("results/data/{dataset}/docs"),
     params:
-        source=dataset_source,
+        source=lambda wildcards: prepare_params(config["datasets"], wildcards.dataset),
     log:
         "results/logs/data/{dataset}.log",
     conda:

@@ -109,6 +109,7 @@ def test_a_killed_infer_job_resumes_without_loss_or_duplicates(finished_run: Pat
     }
     assert 3 <= len(done_before_kill) < len(before)
 
+    assert snakemake(work, "--unlock").returncode == 0  # the killed run left its lock behind
     result = snakemake(work, "--rerun-incomplete", RUN)
     assert result.returncode == 0, result.stderr[-3000:]
     after = [json.loads(line) for line in (work / RUN).open()]

@@ -1,4 +1,5 @@
-"""The render stage on PDFs made here: page images, thumbnails, overviews, bad files, resume."""
+"""The render stage on PDFs and page-image folders made here: page images, thumbnails,
+overviews, bad files, resume."""
 
 from __future__ import annotations
 
@@ -168,3 +169,60 @@ def test_rerun_after_interruption_resumes_without_duplicates(tmp_path: Path) -> 
         assert resumed == (clean / name).read_text().replace(str(clean), "OUT")
     keys = [(p["doc_id"], p["index"]) for p in read_jsonl(out / "pages.jsonl")]
     assert len(keys) == len(set(keys)) == 2 * len(PAGE_INCHES)
+
+
+def write_image(
+    path: Path, size: tuple[int, int], fmt: str = "PNG", dpi: int | None = None
+) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    extra = {"dpi": (dpi, dpi)} if dpi else {}
+    Image.new("RGB", size, (30, 90, 200)).save(path, format=fmt, **extra)
+    return path
+
+
+def test_a_folder_of_page_images_renders_like_a_pdf(tmp_path: Path) -> None:
+    deck = tmp_path / "deck"
+    # file-name order is page order, with numbers compared as numbers (2 before 10)
+    write_image(deck / "page-10.png", (120, 90))
+    write_image(deck / "page-2.jpg", (160, 90), "JPEG", dpi=150)
+    write_image(deck / "page-1.png", (90, 120))
+    (deck / ".DS_Store").write_bytes(b"not a page")  # hidden files are not pages
+    documents = write_documents(tmp_path / "documents.jsonl", {"deck": deck})
+    out = tmp_path / "pages"
+    render_dataset(documents, out, dpi=200, thumb_width=40, grid=(2, 1))
+
+    pages = list(read_jsonl(out / "pages.jsonl"))
+    # each image at its own size; the dpi its file records, else the screen default
+    assert [(p["index"], p["width"], p["height"], p["dpi"]) for p in pages] == [
+        (0, 90, 120, 96),
+        (1, 160, 90, 150),
+        (2, 120, 90, 96),
+    ]
+    for page in pages:
+        assert Image.open(page["image"]).format == "PNG"
+        assert Image.open(page["thumbnail"]).width == 40
+    assert [o["pages"] for o in read_jsonl(out / "overviews.jsonl")] == [[0, 1], [2]]
+    assert read_failures(out / "failures.jsonl") == []
+
+
+def test_a_corrupt_page_image_skips_its_document(tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    write_image(bad / "page-0000.png", (50, 50))
+    (bad / "page-0001.jpg").write_bytes(b"\xff\xd8 truncated by the download")
+    write_image(bad / "page-0002.png", (50, 50))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    good = tmp_path / "good"
+    write_image(good / "page-0000.png", (50, 40))
+    documents = write_documents(
+        tmp_path / "documents.jsonl", {"bad": bad, "empty": empty, "good": good}
+    )
+    out = tmp_path / "pages"
+    render_dataset(documents, out, dpi=100)
+
+    failures = {f.doc_id: f for f in read_failures(out / "failures.jsonl")}
+    assert "page 1 (0-based) image page-0001.jpg cannot be read" in failures["bad"].error
+    assert "re-download" in failures["bad"].fix and failures["bad"].path == str(bad)
+    assert "no page image" in failures["empty"].error
+    assert not (out / "bad").exists()  # nothing half-rendered is left
+    assert [(p["doc_id"], p["index"]) for p in read_jsonl(out / "pages.jsonl")] == [("good", 0)]

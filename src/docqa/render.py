@@ -1,19 +1,25 @@
-"""The render stage: PDF documents to page images, thumbnails and overview grids.
+"""The render stage: documents to page images, thumbnails and overview grids.
 
-Pages are rendered with pypdfium2 at the dpi the OCR stage will be told (``--dpi``), so text
-sizes in pixels match what tesseract expects. A document that cannot be rendered is recorded in
+A document is a PDF, or a folder of page images (slide decks that benchmarks ship as images:
+every file in the folder is a page, in file-name order). PDF pages are rendered with pypdfium2
+at the dpi the OCR stage will be told (``--dpi``), so text sizes in pixels match what tesseract
+expects. Page images are kept at their own size and converted to PNG; their dpi is the one the
+image file records, else :data:`IMAGE_DPI`. A document that cannot be rendered (a page image
+that cannot be read included: its page numbers would shift otherwise) is recorded in
 ``failures.jsonl`` and skipped; the run goes on with the others.
 """
 
 from __future__ import annotations
 
 import logging
+import re
+import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
-from PIL import Image
+from PIL import Image, UnidentifiedImageError
 from tqdm import tqdm
 
 from docqa.checkpoint import Checkpoint, fingerprint
@@ -26,6 +32,8 @@ log = logging.getLogger(__name__)
 
 STAGE = "render"
 REDOWNLOAD = "re-download it (or fix its path in documents.jsonl)"
+# The dpi of a page image whose file records none: screen resolution, as slides are exported.
+IMAGE_DPI = 96
 
 # pdfium's reasons for refusing to open a file, as (error, fix).
 _LOAD_ERRORS = {
@@ -90,10 +98,11 @@ def render_document(
     doc_dir = out_dir / document.doc_id
     pages = []
     thumbnails = []
-    with open_pdf(Path(document.path)) as pdf:
-        doc_dir.mkdir(parents=True, exist_ok=True)
-        for index in range(len(pdf)):
-            image = _render_page(pdf, index, dpi)
+    source = Path(document.path)
+    images = _image_pages(source) if source.is_dir() else _pdf_pages(source, dpi)
+    try:
+        for index, (image, page_dpi) in enumerate(images):
+            doc_dir.mkdir(parents=True, exist_ok=True)
             image_path = doc_dir / f"page-{index:03d}.png"
             thumb_path = doc_dir / f"thumb-{index:03d}.png"
             image.save(image_path)
@@ -105,12 +114,57 @@ def render_document(
                 image=str(image_path),
                 width=image.width,
                 height=image.height,
-                dpi=dpi,
+                dpi=page_dpi,
                 thumbnail=str(thumb_path),
             )
             pages.append(page.to_dict())
+    except BadDocument:
+        shutil.rmtree(doc_dir, ignore_errors=True)  # no half-rendered document is left behind
+        raise
     overviews = write_overviews(document.doc_id, thumbnails, doc_dir, grid)
     return {"doc_id": document.doc_id, "pages": pages, "overviews": overviews}
+
+
+def _pdf_pages(path: Path, dpi: int) -> Iterator[tuple[Image.Image, int]]:
+    with open_pdf(path) as pdf:
+        for index in range(len(pdf)):
+            yield _render_page(pdf, index, dpi), dpi
+
+
+def _image_pages(folder: Path) -> Iterator[tuple[Image.Image, int]]:
+    """The pages of a folder of page images, in file-name order (``page-2`` before ``page-10``),
+    each as an RGB image with its dpi."""
+    files = sorted(
+        (path for path in folder.iterdir() if not path.name.startswith(".")),
+        key=_natural_key,
+    )
+    if not files:
+        raise BadDocument("the page folder holds no page image", REDOWNLOAD)
+    for index, path in enumerate(files):
+        try:
+            with Image.open(path) as opened:
+                opened.load()
+                image = opened.convert("RGB")
+                recorded = opened.info.get("dpi")
+        except (UnidentifiedImageError, OSError, ValueError) as error:
+            raise BadDocument(
+                f"page {index} (0-based) image {path.name} cannot be read ({error})",
+                "re-download the dataset; if the image is broken upstream, the document is "
+                "skipped",
+            ) from None
+        yield image, _image_dpi(recorded)
+
+
+def _image_dpi(recorded: Any) -> int:
+    try:
+        dpi = round(float(recorded[0]))
+    except (TypeError, ValueError, IndexError):
+        return IMAGE_DPI
+    return dpi if 50 <= dpi <= 1200 else IMAGE_DPI
+
+
+def _natural_key(path: Path) -> list[Any]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
 
 
 def render_dataset(
@@ -120,7 +174,7 @@ def render_dataset(
     thumb_width: int = 256,
     grid: tuple[int, int] = (4, 3),
 ) -> None:
-    """Render every document of ``documents`` (a documents.jsonl of PDFs) into ``out_dir``.
+    """Render every document of ``documents`` (a documents.jsonl) into ``out_dir``.
 
     Writes per document ``<doc_id>/page-000.png …``, ``thumb-000.png …`` and
     ``overview-00.png …`` (``grid`` = columns x rows pages per overview image), and for the
@@ -136,9 +190,8 @@ def render_dataset(
     documents, out_dir = Path(documents), Path(out_dir)
     docs = _read_documents(documents)
     settings = {"dpi": dpi, "thumb_width": thumb_width, "grid": list(grid)}
-    checkpoint = Checkpoint(
-        out_dir / "rendered.jsonl", fingerprint({"stage": STAGE, **settings}, documents), key="doc_id"
-    )
+    job = fingerprint({"stage": STAGE, **settings}, documents)
+    checkpoint = Checkpoint(out_dir / "rendered.jsonl", job, key="doc_id")
     try:
         for document in tqdm(docs, desc=f"render {documents}", unit="doc"):
             if checkpoint.done(document.doc_id):
