@@ -12,8 +12,15 @@ from docqa.prediction import Usage
 
 @dataclass
 class Completion:
+    """A model's answer to one request.
+
+    ``truncated_tokens`` counts the prompt tokens the backend cut (from the middle of the
+    prompt) to fit the model's input limit; 0 when the whole prompt was read.
+    """
+
     text: str
     usage: Usage = field(default_factory=Usage)
+    truncated_tokens: int = 0
 
 
 class Backend(ABC):
@@ -29,6 +36,11 @@ class Backend(ABC):
     @property
     @abstractmethod
     def identity(self) -> dict[str, Any]: ...
+
+    def validate(self, request: ChatRequest) -> None:
+        """Raise ``ValueError`` if this backend can never answer ``request`` (for example image
+        parts sent to a text-only model). The client calls it before queueing a request, so one
+        bad request fails its own caller rather than the whole batch it would have joined."""
 
     @abstractmethod
     def generate(self, requests: list[ChatRequest]) -> list[Completion]:

@@ -1,0 +1,35 @@
+"""Model backends: one interface (``Backend``) for every model, created by name from the config.
+
+A backend module registers a factory ``(model_cfg, model_dir) -> Backend`` under the name that
+``models.<name>.backend`` selects; ``model_dir`` is the folder the prepare_model rule wrote.
+Backend modules import torch and friends, so they are imported on first use, not with this
+package (the cache and the client stay light).
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any, Callable
+
+from docqa.backends.base import Backend
+from docqa.registry import Registry
+
+BackendFactory = Callable[[dict[str, Any], Path], Backend]
+
+BACKENDS: Registry[BackendFactory] = Registry("backend")
+
+#: modules that register a backend; add yours here
+BACKEND_MODULES = ("docqa.backends.embedded",)
+
+
+def load_backends() -> None:
+    """Import every backend module so that it registers itself."""
+    for module in BACKEND_MODULES:
+        importlib.import_module(module)
+
+
+def create_backend(model_cfg: dict[str, Any], model_dir: Path) -> Backend:
+    """The backend that ``model_cfg["backend"]`` names, on the prepared model in ``model_dir``."""
+    load_backends()
+    return BACKENDS.get(model_cfg["backend"])(model_cfg, Path(model_dir))

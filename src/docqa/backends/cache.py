@@ -1,0 +1,103 @@
+"""The response cache: a model's completion of a request, stored once, in SQLite.
+
+Several Snakemake jobs may share one cache file, so it runs in WAL mode (readers never block the
+writer) with a generous busy timeout for concurrent writers. A key is the sha256 of the
+canonical JSON of the backend's identity and the canonical request (text, image content hashes
+and generation settings): any change to the model, its settings or the prompt is a new key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from docqa.backends.base import Completion
+from docqa.backends.request import ChatRequest
+from docqa.prediction import Usage
+
+#: bump when the meaning of a stored row changes, so old rows stop matching
+KEY_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    text TEXT NOT NULL,
+    tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL,
+    image_tokens INTEGER NOT NULL,
+    truncated_tokens INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    created TEXT NOT NULL DEFAULT (datetime('now'))
+)
+"""
+
+
+def cache_key(identity: dict[str, Any], request: ChatRequest) -> str:
+    payload = {"version": KEY_VERSION, "backend": identity, "request": request.canonical()}
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class ResponseCache:
+    """``get``/``put`` completions by (backend identity, request); safe across threads."""
+
+    def __init__(self, path: Path, busy_timeout_s: float = 120.0) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, timeout=busy_timeout_s, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
+        with self._lock, self._db:
+            self._db.execute(SCHEMA)
+
+    def get(self, identity: dict[str, Any], request: ChatRequest) -> Completion | None:
+        """The stored completion, as a cached call: no time spent, the original token counts."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT text, tokens_in, tokens_out, image_tokens, truncated_tokens "
+                "FROM responses WHERE key = ?",
+                (cache_key(identity, request),),
+            ).fetchone()
+        if row is None:
+            return None
+        text, tokens_in, tokens_out, image_tokens, truncated = row
+        usage = Usage(
+            calls=1,
+            cached_calls=1,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            image_tokens=image_tokens,
+        )
+        return Completion(text, usage, truncated)
+
+    def put(self, identity: dict[str, Any], request: ChatRequest, completion: Completion) -> None:
+        usage = completion.usage
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses "
+                "(key, text, tokens_in, tokens_out, image_tokens, truncated_tokens, seconds) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    cache_key(identity, request),
+                    completion.text,
+                    usage.tokens_in,
+                    usage.tokens_out,
+                    usage.image_tokens,
+                    completion.truncated_tokens,
+                    usage.seconds,
+                ),
+            )
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

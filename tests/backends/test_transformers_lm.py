@@ -1,0 +1,205 @@
+"""The causal-LM backend on a tiny random Gemma 3 built offline (byte-level BPE, 2 layers)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
+from docqa.backends.transformers_lm import (  # noqa: E402
+    TRUNCATION_MARK,
+    LMSettings,
+    TransformersLM,
+    cut_middle,
+)
+
+CORPUS = [
+    "Q: What is the capital of France?\nA: Paris\n",
+    "The quarterly report shows revenue of 120 million in Q1 and 135 million in Q2.\n",
+    "### Page 3\nProject Milestones\n2019 Prototype built\n2020 Field trials\n",
+]
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}\n{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+#: the tiny model's context: prompts longer than this minus max_new_tokens are cut
+CONTEXT = 128
+
+
+def build_tiny_lm(folder: Path, chat_template: str | None = None) -> Path:
+    """A random Gemma 3 causal LM (hidden 64, 2 layers, sliding window 8) and a byte-level BPE
+    tokenizer trained on a few lines, saved as a transformers folder."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig, PreTrainedTokenizerFast
+
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=["<pad>", "<eos>", "<bos>", "<unk>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    bpe.train_from_iterator(CORPUS * 10, trainer)
+    bpe.post_processor = processors.TemplateProcessing(
+        single="<bos> $A", special_tokens=[("<bos>", 2)]
+    )
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=bpe,
+        bos_token="<bos>",
+        eos_token="<eos>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+    )
+    if chat_template is not None:
+        tokenizer.chat_template = chat_template
+    torch.manual_seed(0)
+    config = Gemma3TextConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+        max_position_embeddings=CONTEXT,
+        sliding_window=8,
+        layer_types=["sliding_attention", "full_attention"],
+        pad_token_id=0,
+        eos_token_id=1,
+        bos_token_id=2,
+    )
+    Gemma3ForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_lm(tmp_path_factory.mktemp("tiny-lm"))
+
+
+@pytest.fixture(scope="module")
+def lm(tiny_dir: Path) -> TransformersLM:
+    return TransformersLM(tiny_dir, {"id": "tiny"}, LMSettings(max_batch_size=8))
+
+
+PROMPTS = [
+    "Q: What is the capital of France?\nA:",
+    "x",
+    "The quarterly report shows revenue of 120 million in Q1 and 135 million in Q2.\nQ: Q2?\nA:",
+    "### Page 3\nProject Milestones\n",
+]
+
+
+def greedy(prompt: str, max_new_tokens: int = 12, stop: tuple[str, ...] = ()) -> ChatRequest:
+    return ChatRequest.prompt(prompt, Generation(max_new_tokens=max_new_tokens, stop=stop))
+
+
+@pytest.mark.parametrize("attn", ["sdpa", "eager"])
+def test_batch_gives_the_same_greedy_outputs_as_one_by_one(tiny_dir: Path, attn: str) -> None:
+    backend = TransformersLM(tiny_dir, {"id": "tiny"}, LMSettings(attn_implementation=attn))
+    requests = [greedy(prompt) for prompt in PROMPTS]
+    batched = backend.generate(requests)
+    alone = [backend.generate([request])[0] for request in requests]
+    assert [c.text for c in batched] == [c.text for c in alone]
+    assert [c.usage.tokens_out for c in batched] == [c.usage.tokens_out for c in alone]
+    assert all(c.text for c in batched)
+
+
+def test_stop_string_cuts_the_text_and_ends_generation(lm: TransformersLM) -> None:
+    free = lm.generate([greedy(PROMPTS[0], max_new_tokens=20)])[0]
+    # an ASCII character a few characters in: decoding a prefix of the tokens cannot fake it
+    stop = next(ch for ch in free.text[3:] if ch.isascii() and ch.isprintable())
+    expected = free.text[: free.text.index(stop)]
+
+    stopped, other = lm.generate(
+        [greedy(PROMPTS[0], max_new_tokens=20, stop=(stop,)), greedy(PROMPTS[1], max_new_tokens=20)]
+    )
+    assert stopped.text == expected
+    assert stopped.usage.tokens_out < free.usage.tokens_out
+    assert other.usage.tokens_out == 20  # its batch mate's stop does not end it
+
+
+def test_usage_counts_prompt_and_generated_tokens(lm: TransformersLM) -> None:
+    short, long = lm.generate([greedy(PROMPTS[2], 3), greedy(PROMPTS[2], 10)])
+    assert short.usage.tokens_in == long.usage.tokens_in == len(lm.tokenizer(PROMPTS[2]).input_ids)
+    assert (short.usage.tokens_out, long.usage.tokens_out) == (3, 10)
+    assert long.text.startswith(short.text)
+    for completion in (short, long):
+        assert completion.usage.calls == 1 and completion.usage.cached_calls == 0
+        assert completion.usage.seconds > 0
+        assert completion.usage.peak_memory_mb > 0
+        assert completion.truncated_tokens == 0
+
+
+def test_greedy_and_sampled_requests_share_a_call_in_order(lm: TransformersLM) -> None:
+    sampled = ChatRequest.prompt(PROMPTS[1], Generation(max_new_tokens=5, temperature=0.8))
+    first, second = lm.generate([sampled, greedy(PROMPTS[0])])
+    assert second.text == lm.generate([greedy(PROMPTS[0])])[0].text
+    assert first.usage.tokens_out == 5
+
+
+def test_an_image_part_is_a_clear_error(lm: TransformersLM, tmp_path: Path) -> None:
+    page = tmp_path / "page.png"
+    page.write_bytes(b"not really a png")
+    request = ChatRequest((Message.user(Part.of_image(str(page)), "What is on this page?"),))
+    with pytest.raises(ValueError, match="text-only.*VLM backend.*OCR text"):
+        lm.generate([request])
+
+
+def test_an_over_long_prompt_is_cut_in_the_middle(tiny_dir: Path, lm: TransformersLM) -> None:
+    head, tail = "Instruction first.\n", "\nQ: What is the capital of France?\nA:"
+    prompt = head + "revenue of 120 million " * 60 + tail
+    completion = lm.generate([greedy(prompt, max_new_tokens=8)])[0]
+    assert completion.usage.tokens_in == CONTEXT - 8
+    mark = len(lm.tokenizer(TRUNCATION_MARK, add_special_tokens=False).input_ids)
+    assert completion.truncated_tokens == len(lm.tokenizer(prompt).input_ids) - (CONTEXT - 8 - mark)
+
+    capped = TransformersLM(tiny_dir, {"id": "tiny"}, LMSettings(max_input_tokens=40))
+    assert capped.identity["max_input_tokens"] == 40
+    ids, dropped = capped.prompt_ids(greedy(prompt))
+    text = capped.tokenizer.decode(ids, skip_special_tokens=True)
+    assert len(ids) == 40 and dropped > 0
+    assert text.startswith(head) and text.endswith(tail) and "[...]" in text
+
+
+def test_cut_middle_keeps_head_and_tail() -> None:
+    assert cut_middle(list(range(10)), 10, [-1]) == (list(range(10)), 0)
+    assert cut_middle(list(range(10)), 5, [-1]) == ([0, 1, -1, 8, 9], 6)
+    assert cut_middle(list(range(10)), 2, [-1]) == ([0, 9], 8)
+
+
+def test_chat_format_uses_the_tokenizer_template(tmp_path: Path) -> None:
+    folder = build_tiny_lm(tmp_path / "chat", chat_template=CHAT_TEMPLATE)
+    backend = TransformersLM(folder, {"id": "tiny-chat"}, LMSettings(prompt_format="chat"))
+    completion = backend.generate([greedy("Hello")])[0]
+    rendered = "<|user|>Hello\n<|assistant|>"
+    assert completion.usage.tokens_in == len(
+        backend.tokenizer(rendered, add_special_tokens=False).input_ids
+    )
+    assert backend.identity == {
+        "id": "tiny-chat",
+        "prompt_format": "chat",
+        "dtype": "float32",
+        "max_input_tokens": None,
+    }
+
+
+def test_chat_format_without_a_template_is_refused(tiny_dir: Path) -> None:
+    with pytest.raises(ValueError, match="no chat template.*prompt_format: raw"):
+        TransformersLM(tiny_dir, {"id": "tiny"}, LMSettings(prompt_format="chat"))
+
+
+def test_settings_reject_unknown_values() -> None:
+    with pytest.raises(ValueError, match="prompt_format"):
+        LMSettings(prompt_format="instruct")
+    with pytest.raises(ValueError, match="dtype"):
+        LMSettings(dtype="int8")
+    assert LMSettings.from_config({"backend": "embedded", "dtype": "bfloat16"}).dtype == "bfloat16"
