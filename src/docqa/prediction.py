@@ -17,6 +17,8 @@ class Usage(Record):
     tokens_in: int = 0
     tokens_out: int = 0
     image_tokens: int = 0
+    #: image parts a text-only model read as their OCR text instead
+    images_as_text: int = 0
     seconds: float = 0.0
     peak_memory_mb: float = 0.0
 
@@ -26,6 +28,7 @@ class Usage(Record):
         self.tokens_in += other.tokens_in
         self.tokens_out += other.tokens_out
         self.image_tokens += other.image_tokens
+        self.images_as_text += other.images_as_text
         self.seconds += other.seconds
         self.peak_memory_mb = max(self.peak_memory_mb, other.peak_memory_mb)
 

@@ -146,14 +146,6 @@ def test_greedy_and_sampled_requests_share_a_call_in_order(lm: TransformersLM) -
     assert first.usage.tokens_out == 5
 
 
-def test_an_image_part_is_a_clear_error(lm: TransformersLM, tmp_path: Path) -> None:
-    page = tmp_path / "page.png"
-    page.write_bytes(b"not really a png")
-    request = ChatRequest((Message.user(Part.of_image(str(page)), "What is on this page?"),))
-    with pytest.raises(ValueError, match="text-only.*VLM backend.*OCR text"):
-        lm.generate([request])
-
-
 def test_an_over_long_prompt_is_cut_in_the_middle(tiny_dir: Path, lm: TransformersLM) -> None:
     head, tail = "Instruction first.\n", "\nQ: What is the capital of France?\nA:"
     prompt = head + "revenue of 120 million " * 60 + tail
@@ -203,3 +195,23 @@ def test_settings_reject_unknown_values() -> None:
     with pytest.raises(ValueError, match="dtype"):
         LMSettings(dtype="int8")
     assert LMSettings.from_config({"backend": "embedded", "dtype": "bfloat16"}).dtype == "bfloat16"
+
+
+def test_images_are_read_as_their_marked_ocr_text(lm: TransformersLM, tmp_path: Path) -> None:
+    from PIL import Image
+
+    from docqa.backends.request import IMAGE_AS_TEXT, Message, Part
+
+    page = tmp_path / "page.png"
+    Image.new("RGB", (8, 8), "white").save(page)
+    with_image = ChatRequest(
+        (Message.user("Read:", Part.of_image(str(page), "Revenue 120"), "Q: revenue?\nA:"),)
+    )
+    as_text = ChatRequest.prompt(
+        "Read:" + IMAGE_AS_TEXT.format(text="Revenue 120") + "Q: revenue?\nA:"
+    )
+    assert lm.prompt_ids(with_image) == lm.prompt_ids(as_text)
+    [completion] = lm.generate([with_image])
+    assert completion.usage.images_as_text == 1
+    with pytest.raises(ValueError, match="no OCR text"):
+        lm.validate(ChatRequest((Message.user(Part.of_image(str(page))),)))

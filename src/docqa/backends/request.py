@@ -8,10 +8,15 @@ from functools import lru_cache
 from typing import Any
 
 
+#: how a text-only backend shows an image part: the page's OCR text, marked as such
+IMAGE_AS_TEXT = "[image shown as its OCR text]\n{text}\n[end of image text]\n"
+
+
 @dataclass(frozen=True)
 class Part:
     """One piece of a message: ``kind`` is ``"text"`` (``text`` set) or ``"image"`` (``image`` is
-    a path to a page image or crop)."""
+    a path to a page image or crop, and ``text`` optionally its OCR text, which text-only
+    backends read instead of the image)."""
 
     kind: str
     text: str = ""
@@ -22,8 +27,19 @@ class Part:
         return Part("text", text=text)
 
     @staticmethod
-    def of_image(path: str) -> "Part":
-        return Part("image", image=str(path))
+    def of_image(path: str, ocr_text: str = "") -> "Part":
+        return Part("image", text=ocr_text, image=str(path))
+
+    def as_text(self) -> "Part":
+        """This part for a text-only model: an image becomes its marked OCR text."""
+        if self.kind == "text":
+            return self
+        if not self.text:
+            raise ValueError(
+                f"image {self.image} has no OCR text, and this model reads only text: use a "
+                "VLM backend for the model, or pass the page's OCR text with the image"
+            )
+        return Part.of_text(IMAGE_AS_TEXT.format(text=self.text.strip()))
 
 
 @dataclass(frozen=True)
@@ -38,6 +54,9 @@ class Message:
     @property
     def text(self) -> str:
         return "".join(p.text for p in self.parts if p.kind == "text")
+
+    def as_text(self) -> "Message":
+        return Message(self.role, tuple(p.as_text() for p in self.parts))
 
 
 @dataclass(frozen=True)
@@ -63,6 +82,13 @@ class ChatRequest:
     def images(self) -> list[str]:
         return [p.image for m in self.messages for p in m.parts if p.kind == "image"]
 
+    def as_text_only(self) -> "ChatRequest":
+        """The request for a text-only model: every image part replaced by its marked OCR text
+        (an error naming the image if one has none)."""
+        if not self.images:
+            return self
+        return ChatRequest(tuple(m.as_text() for m in self.messages), self.generation)
+
     def canonical(self) -> dict[str, Any]:
         """The request as it matters to a model: images by content hash, not by path."""
         return {
@@ -70,7 +96,9 @@ class ChatRequest:
                 {
                     "role": m.role,
                     "parts": [
-                        {"text": p.text} if p.kind == "text" else {"image": file_sha256(p.image)}
+                        {"text": p.text}
+                        if p.kind == "text"
+                        else {"image": file_sha256(p.image), "ocr_text": p.text}
                         for p in m.parts
                     ],
                 }

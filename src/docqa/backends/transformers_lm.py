@@ -116,13 +116,8 @@ class TransformersLM(Backend):
         return self._identity
 
     def validate(self, request: ChatRequest) -> None:
-        images = request.images
-        if images:
-            raise ValueError(
-                f"model {self._identity.get('id', '?')} is text-only, but the request has "
-                f"{len(images)} image part(s) (first: {images[0]}); use a VLM backend for this "
-                "model entry, or give the method the pages' OCR text instead of images"
-            )
+        """A text-only model reads image parts as their OCR text; one without text is an error."""
+        request.as_text_only()
 
     def generate(self, requests: list[ChatRequest]) -> list[Completion]:
         if self.model is None:
@@ -147,6 +142,7 @@ class TransformersLM(Backend):
 
     def prompt_ids(self, request: ChatRequest) -> tuple[list[int], int]:
         """The prompt's token ids within the input budget, and how many tokens were cut."""
+        request = request.as_text_only()
         if self.settings.prompt_format == "chat":
             messages = [{"role": m.role, "content": m.text} for m in request.messages]
             text = self.tokenizer.apply_chat_template(
@@ -201,6 +197,7 @@ class TransformersLM(Backend):
                 calls=1,
                 tokens_in=len(ids),
                 tokens_out=count,
+                images_as_text=len(request.images),
                 seconds=seconds,
                 peak_memory_mb=peak_mb,
             )
