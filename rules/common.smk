@@ -4,6 +4,7 @@
 from snakemake.utils import validate
 
 from docqa.config_check import check_references, experiment_grid
+from docqa.methods import role_models
 
 
 validate(config, "../config/config.schema.yaml")
@@ -46,6 +47,17 @@ def method_indexes(wildcards):
 
 def method_config(wildcards):
     return config["methods"][wildcards.method]
+
+
+def method_role_models(wildcards):
+    """Role → config entry of the extra models a method names (``<role>_model`` options)."""
+    roles = role_models(config["methods"][wildcards.method])
+    return {role: config["models"][name] for role, name in roles.items()}
+
+
+def method_role_model_dirs(wildcards):
+    roles = role_models(config["methods"][wildcards.method])
+    return [f"results/models/{name}" for name in roles.values()]
 
 
 def model_config(wildcards):

@@ -22,12 +22,14 @@ rule infer:
         failures="results/pages/{dataset}/failures.jsonl",
         elements="results/ocr/{dataset}/elements.jsonl",
         model="results/models/{model}",
+        role_models=method_role_model_dirs,
     output:
         predictions="results/runs/{dataset}/{method}/{model}/predictions.jsonl",
     params:
         method=method_config,
         retrievers=method_retrievers,
         model=model_config,
+        role_models=method_role_models,
         cache=config["cache"],
     threads: model_threads
     resources:

@@ -1,10 +1,11 @@
 from pathlib import Path
 
 from docqa.logs import setup_job_logging
-from docqa.runner import run_inference
+from docqa.runner import ModelSpec, run_inference
 
 setup_job_logging(snakemake.log[0])
 params = snakemake.params
+threads = {"threads": snakemake.threads}
 run_inference(
     questions=Path(snakemake.input.questions),
     pages=Path(snakemake.input.pages),
@@ -13,8 +14,11 @@ run_inference(
     failures=Path(snakemake.input.failures),
     method_config=params.method,
     retriever_configs=params.retrievers,
-    model_config={**params.model, "threads": snakemake.threads},
-    model_dir=Path(snakemake.input.model),
+    model=ModelSpec({**params.model, **threads}, Path(snakemake.input.model)),
+    role_models={
+        role: ModelSpec({**config, **threads}, Path(folder))
+        for (role, config), folder in zip(params.role_models.items(), snakemake.input.role_models)
+    },
     cache=Path(params.cache),
     out=Path(snakemake.output.predictions),
 )

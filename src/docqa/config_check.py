@@ -21,6 +21,9 @@ def check_references(config: dict[str, Any]) -> None:
                         f"'{section}:' (defined: {', '.join(sorted(config[section]))})"
                     )
     for name, method in config["methods"].items():
+        for key, model in method.items():
+            if key.endswith("_model") and model and model not in config["models"]:
+                errors.append(f"methods.{name}.{key}: {model!r} is not defined under 'models:'")
         retriever = method.get("retriever")
         if retriever is not None and retriever not in config["retrievers"]:
             errors.append(

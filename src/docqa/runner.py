@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +23,21 @@ from docqa.checkpoint import Checkpoint, fingerprint
 from docqa.document import Document, Page
 from docqa.jsonl import read_jsonl
 from docqa.methods import create_method
-from docqa.methods.base import DocumentEnv, Method
+from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.ocr import load_page_texts
 from docqa.prediction import Prediction
 from docqa.question import Question
 from docqa.retrievers import RETRIEVERS, load_retrievers
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A configured model: its config entry and the folder its prepare_model job wrote."""
+
+    config: dict[str, Any]
+    folder: Path
 
 
 class DocumentStore:
@@ -75,26 +84,38 @@ def run_inference(
     failures: Path,
     method_config: dict[str, Any],
     retriever_configs: dict[str, dict[str, Any]],
-    model_config: dict[str, Any],
-    model_dir: Path,
+    model: ModelSpec,
+    role_models: dict[str, ModelSpec],
     cache: Path,
     out: Path,
     concurrency: int = 32,
 ) -> None:
+    """Answer every question of ``questions`` with the method; ``model`` is the run's model and
+    ``role_models`` the models that the method's ``<role>_model`` options name."""
     all_questions = [Question.from_dict(row) for row in read_jsonl(questions)]
-    settings = {"method": method_config, "model": model_config}
+    settings = {
+        "method": method_config,
+        "model": model.config,
+        "roles": {role: spec.config for role, spec in role_models.items()},
+    }
     checkpoint = Checkpoint(out, fingerprint(settings, questions, elements), key="question_id")
     todo = [q for q in all_questions if not checkpoint.done(q.question_id)]
     if todo:
         log.info("%d of %d questions to answer", len(todo), len(all_questions))
         method = create_method(method_config)
         store = DocumentStore(pages, elements, index_dirs, retriever_configs)
-        backend = create_backend(model_config, model_dir)
-        client = ModelClient(backend, ResponseCache(cache))
+        responses = ResponseCache(cache)
+        backends = []
         try:
-            asyncio.run(_answer_all(todo, method, store, client, checkpoint, failures, concurrency))
+            clients = {}
+            for role, spec in {"": model, **role_models}.items():
+                backends.append(create_backend(spec.config, spec.folder))
+                clients[role] = ModelClient(backends[-1], responses)
+            models = Models(clients.pop(""), clients)
+            asyncio.run(_answer_all(todo, method, store, models, checkpoint, failures, concurrency))
         finally:
-            backend.close()
+            for backend in backends:
+                backend.close()
     checkpoint.finish(q.question_id for q in all_questions)
 
 
@@ -102,7 +123,7 @@ async def _answer_all(
     todo: list[Question],
     method: Method,
     store: DocumentStore,
-    client: ModelClient,
+    models: Models,
     checkpoint: Checkpoint,
     failures: Path,
     concurrency: int,
@@ -118,7 +139,7 @@ async def _answer_all(
                     f"read; see {failures}",
                 )
             try:
-                return await method.answer(question, env, client)
+                return await method.answer(question, env, models)
             except Exception as error:  # one broken question must not stop the job
                 log.warning("question %s failed: %r", question.question_id, error)
                 return Prediction(question.question_id, "", error=f"{type(error).__name__}: {error}")
@@ -130,5 +151,6 @@ async def _answer_all(
                 checkpoint.append(prediction.to_dict())
                 bar.update()
     finally:
-        await client.close()
+        for client in (models.main, *models.roles.values()):
+            await client.close()
 

@@ -6,6 +6,7 @@ may hold several named instances of one type (``text_rag_top1``, ``text_rag_top4
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from docqa.methods.base import Method
@@ -13,11 +14,32 @@ from docqa.registry import Registry
 
 METHODS: Registry[type[Method]] = Registry("method")
 
+#: modules that register a method; add yours here
+METHOD_MODULES = ("oracle_pages", "text_rag")
+
+#: a method option ending in this names another configured model for one of its roles
+#: (e.g. ``text_model: llama-3.1-8b``); the infer job loads it beside the run's model
+MODEL_OPTION_SUFFIX = "_model"
+
+
+def load_methods() -> None:
+    """Import every method module so that it registers itself."""
+    for name in METHOD_MODULES:
+        importlib.import_module(f"docqa.methods.{name}")
+
+
+def role_models(config: dict[str, Any]) -> dict[str, str]:
+    """Role → model name, from a method's ``<role>_model`` options that name a model."""
+    return {
+        key.removesuffix(MODEL_OPTION_SUFFIX): value
+        for key, value in config.items()
+        if key.endswith(MODEL_OPTION_SUFFIX) and value
+    }
+
 
 def create_method(config: dict[str, Any]) -> Method:
     """Build a method from its config entry (``type`` plus that type's options)."""
-    from docqa.methods import oracle_pages, text_rag  # noqa: F401  (they register themselves)
-
+    load_methods()
     options = dict(config)
     method_type = options.pop("type")
     try:

@@ -31,8 +31,21 @@ class DocumentEnv:
             ) from None
 
 
+@dataclass
+class Models:
+    """The models a method talks to: ``main`` is the run's model (the ``{model}`` of the job);
+    ``roles`` holds the models that the method's ``<role>_model`` options name."""
+
+    main: ModelClient
+    roles: dict[str, ModelClient] = field(default_factory=dict)
+
+    def role(self, name: str) -> ModelClient:
+        """The model for a role, or the run's model when the config names none for it."""
+        return self.roles.get(name, self.main)
+
+
 class Method(ABC):
-    """Answers one question; written as plain sequential ``async`` code that awaits the client.
+    """Answers one question; written as plain sequential ``async`` code that awaits the models.
 
     The runner keeps many questions in flight, so model calls of different questions are
     batched by the client without the method doing anything for it.
@@ -42,5 +55,5 @@ class Method(ABC):
     retrievers: tuple[str, ...] = ()
 
     @abstractmethod
-    async def answer(self, question: Question, env: DocumentEnv, client: ModelClient) -> Prediction:
+    async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         ...

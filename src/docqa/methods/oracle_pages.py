@@ -5,9 +5,8 @@ A question without evidence pages (an unanswerable one) gets no pages at all.
 
 from __future__ import annotations
 
-from docqa.backends.client import ModelClient
 from docqa.methods import METHODS
-from docqa.methods.base import DocumentEnv, Method
+from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.reading import read_pages
 from docqa.prediction import Prediction
 from docqa.question import Question
@@ -19,9 +18,9 @@ class OraclePages(Method):
         self.max_chars_per_page = max_chars_per_page
         self.max_new_tokens = max_new_tokens
 
-    async def answer(self, question: Question, env: DocumentEnv, client: ModelClient) -> Prediction:
+    async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         pages = sorted(p for p in set(question.evidence_pages) if p < len(env.pages))
         answer, step, usage = await read_pages(
-            question.question, env, pages, client, self.max_chars_per_page, self.max_new_tokens
+            question.question, env, pages, models.main, self.max_chars_per_page, self.max_new_tokens
         )
         return Prediction(question.question_id, answer, pages, [step], usage)

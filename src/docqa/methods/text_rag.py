@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from docqa.backends.client import ModelClient
 from docqa.methods import METHODS
-from docqa.methods.base import DocumentEnv, Method
+from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.reading import read_pages
 from docqa.prediction import Prediction
 from docqa.question import Question
@@ -25,10 +24,10 @@ class TextRAG(Method):
         self.max_chars_per_page = max_chars_per_page
         self.max_new_tokens = max_new_tokens
 
-    async def answer(self, question: Question, env: DocumentEnv, client: ModelClient) -> Prediction:
+    async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         ranked = env.searcher(self.retriever).search(question.question, self.top_k)
         answer, step, usage = await read_pages(
-            question.question, env, ranked, client, self.max_chars_per_page, self.max_new_tokens
+            question.question, env, ranked, models.main, self.max_chars_per_page, self.max_new_tokens
         )
         retrieve = {"step": "retrieve", "retriever": self.retriever, "pages": ranked}
         return Prediction(question.question_id, answer, ranked, [retrieve, step], usage)
