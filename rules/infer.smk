@@ -18,6 +18,7 @@ rule infer:
     input:
         indexes=method_indexes,
         questions="results/data/{dataset}/questions.jsonl",
+        documents="results/data/{dataset}/documents.jsonl",
         pages="results/pages/{dataset}/pages.jsonl",
         failures="results/pages/{dataset}/failures.jsonl",
         elements="results/ocr/{dataset}/elements.jsonl",

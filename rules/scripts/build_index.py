@@ -4,9 +4,16 @@ from docqa.indexing import build_indexes, evaluate_recall, write_recall
 from docqa.logs import setup_job_logging
 
 setup_job_logging(snakemake.log[0])
-options = dict(snakemake.params.retriever)
-retriever = options.pop("type")
+entry = dict(snakemake.params.retriever)
+fused = snakemake.params.fused
+if fused:  # a hybrid: where the indexes it fuses are, and their config entries
+    entry["indexes"] = {
+        name: {"config": config, "docs": docs}
+        for (name, config), docs in zip(fused.items(), snakemake.input.fused)
+    }
 docs = Path(snakemake.output.docs)
-build_indexes(retriever, options, Path(snakemake.input.pages), Path(snakemake.input.elements), docs)
-result = evaluate_recall(retriever, options, Path(snakemake.input.questions), docs)
+build_indexes(entry, Path(snakemake.input.pages), Path(snakemake.input.elements), docs)
+result = evaluate_recall(
+    snakemake.wildcards.retriever, entry, Path(snakemake.input.questions), docs
+)
 write_recall(result, snakemake.wildcards.dataset, Path(snakemake.output.recall))

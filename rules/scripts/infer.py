@@ -8,6 +8,7 @@ params = snakemake.params
 threads = {"threads": snakemake.threads}
 run_inference(
     questions=Path(snakemake.input.questions),
+    documents=Path(snakemake.input.documents),
     pages=Path(snakemake.input.pages),
     elements=Path(snakemake.input.elements),
     index_dirs={name: Path(path) for name, path in zip(params.retrievers, snakemake.input.indexes)},

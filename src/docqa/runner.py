@@ -45,11 +45,15 @@ class DocumentStore:
 
     def __init__(
         self,
+        documents: Path,
         pages: Path,
         elements: Path,
         index_dirs: dict[str, Path],
         retrievers: dict[str, dict[str, Any]],
     ) -> None:
+        self.documents = {
+            row["doc_id"]: Document.from_dict(row) for row in read_jsonl(documents)
+        }
         self.pages: dict[str, list[Page]] = {}
         for row in read_jsonl(pages):
             page = Page.from_dict(row)
@@ -70,14 +74,16 @@ class DocumentStore:
                 retriever = RETRIEVERS.get(options.pop("type"))(**options)
                 searchers[name] = retriever.load(self.index_dirs[name] / doc_id)
             pages = sorted(self.pages[doc_id], key=lambda p: p.index)
-            document = Document(doc_id, pages[0].image, len(pages))
-            self._envs[doc_id] = DocumentEnv(document, pages, self.texts[doc_id], searchers)
+            self._envs[doc_id] = DocumentEnv(
+                self.documents[doc_id], pages, self.texts[doc_id], searchers
+            )
         return self._envs[doc_id]
 
 
 def run_inference(
     *,
     questions: Path,
+    documents: Path,
     pages: Path,
     elements: Path,
     index_dirs: dict[str, Path],
@@ -103,7 +109,7 @@ def run_inference(
     if todo:
         log.info("%d of %d questions to answer", len(todo), len(all_questions))
         method = create_method(method_config)
-        store = DocumentStore(pages, elements, index_dirs, retriever_configs)
+        store = DocumentStore(documents, pages, elements, index_dirs, retriever_configs)
         responses = ResponseCache(cache)
         backends = []
         try:
