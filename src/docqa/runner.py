@@ -9,6 +9,7 @@ the method raised — is recorded as a prediction with ``error`` set and the job
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from docqa.backends.cache import ResponseCache
 from docqa.backends.client import ModelClient
 from docqa.checkpoint import Checkpoint, fingerprint
 from docqa.document import Document, Page
+from docqa.element import Element
 from docqa.jsonl import read_jsonl
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv, Method, Models
@@ -59,6 +61,8 @@ class DocumentStore:
             page = Page.from_dict(row)
             self.pages.setdefault(page.doc_id, []).append(page)
         self.texts = load_page_texts(elements, pages)
+        self.elements_file = elements
+        self._element_offsets = _line_offsets(elements)
         self.index_dirs = index_dirs
         self.retrievers = retrievers
         self._envs: dict[str, DocumentEnv] = {}
@@ -75,9 +79,32 @@ class DocumentStore:
                 searchers[name] = retriever.load(self.index_dirs[name] / doc_id)
             pages = sorted(self.pages[doc_id], key=lambda p: p.index)
             self._envs[doc_id] = DocumentEnv(
-                self.documents[doc_id], pages, self.texts[doc_id], searchers
+                self.documents[doc_id], pages, self.texts[doc_id], searchers, self._elements(doc_id)
             )
         return self._envs[doc_id]
+
+
+    def _elements(self, doc_id: str) -> list[Element]:
+        """One document's OCR elements, read from its own line of the elements file."""
+        offset = self._element_offsets.get(doc_id)
+        if offset is None:
+            return []
+        with open(self.elements_file, "rb") as handle:
+            handle.seek(offset)
+            row = json.loads(handle.readline())
+        return [Element.from_dict(element) for element in row["elements"]]
+
+
+def _line_offsets(path: Path) -> dict[str, int]:
+    """doc_id → byte offset of its line in a one-line-per-document JSONL file."""
+    offsets = {}
+    with open(path, "rb") as handle:
+        offset = handle.tell()
+        for line in iter(handle.readline, b""):
+            if line.strip():
+                offsets[json.loads(line)["doc_id"]] = offset
+            offset = handle.tell()
+    return offsets
 
 
 def run_inference(

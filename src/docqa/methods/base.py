@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from docqa.backends.client import ModelClient
 from docqa.document import Document, Page
+from docqa.element import Element
 from docqa.prediction import Prediction
 from docqa.question import Question
 from docqa.retrievers import PageSearcher
@@ -14,12 +15,14 @@ from docqa.retrievers import PageSearcher
 
 @dataclass
 class DocumentEnv:
-    """One document as methods see it: its pages, their OCR text and its retriever indexes."""
+    """One document as methods see it: its pages, their OCR text and elements (words, lines and
+    blocks with boxes, in reading order), and its retriever indexes."""
 
     document: Document
     pages: list[Page]
     page_texts: list[str]
     searchers: dict[str, PageSearcher] = field(default_factory=dict)
+    elements: list[Element] = field(default_factory=list)
 
     def searcher(self, name: str) -> PageSearcher:
         try:
