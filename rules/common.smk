@@ -4,14 +4,14 @@
 from snakemake.utils import validate
 
 from docqa.config_check import check_references, experiment_grid
-from docqa.methods import role_models
+from docqa.methods import retriever_names, role_models
 
 
 validate(config, "../config/config.schema.yaml")
 check_references(config)
 
 GRID = experiment_grid(config)
-PREPARE_KEYS = ("backend", "hf_id", "revision", "gguf")
+PREPARE_KEYS = ("backend", "hf_id", "revision", "gguf", "path", "hf_cache")
 
 
 wildcard_constraints:
@@ -36,8 +36,7 @@ def model_gpus(wildcards):
 
 def method_retrievers(wildcards):
     """The retrievers a method uses, by name, with their config entries."""
-    method = config["methods"][wildcards.method]
-    names = [method["retriever"]] if "retriever" in method else []
+    names = retriever_names(config["methods"][wildcards.method])
     return {name: config["retrievers"][name] for name in names}
 
 
@@ -96,8 +95,7 @@ def recall_files():
     """recall.json of every retriever used by a method of each dataset's experiments."""
     wanted = {}
     for dataset, method, _ in GRID:
-        retriever = config["methods"][method].get("retriever")
-        if retriever is not None:
+        for retriever in retriever_names(config["methods"][method]):
             wanted[(dataset, retriever)] = None
     return [f"results/index/{d}/{r}/recall.json" for d, r in wanted]
 

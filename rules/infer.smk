@@ -20,6 +20,7 @@ rule infer:
         questions="results/data/{dataset}/questions.jsonl",
         documents="results/data/{dataset}/documents.jsonl",
         pages="results/pages/{dataset}/pages.jsonl",
+        overviews="results/pages/{dataset}/overviews.jsonl",
         failures="results/pages/{dataset}/failures.jsonl",
         elements="results/ocr/{dataset}/elements.jsonl",
         model="results/models/{model}",

@@ -10,6 +10,7 @@ run_inference(
     questions=Path(snakemake.input.questions),
     documents=Path(snakemake.input.documents),
     pages=Path(snakemake.input.pages),
+    overviews=Path(snakemake.input.overviews),
     elements=Path(snakemake.input.elements),
     index_dirs={name: Path(path) for name, path in zip(params.retrievers, snakemake.input.indexes)},
     failures=Path(snakemake.input.failures),

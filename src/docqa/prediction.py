@@ -21,6 +21,8 @@ class Usage(Record):
     images_as_text: int = 0
     seconds: float = 0.0
     peak_memory_mb: float = 0.0
+    #: replies the method could not use as they were and replaced by a defined fallback
+    fallbacks: int = 0
 
     def add(self, other: "Usage") -> None:
         self.calls += other.calls
@@ -31,6 +33,7 @@ class Usage(Record):
         self.images_as_text += other.images_as_text
         self.seconds += other.seconds
         self.peak_memory_mb = max(self.peak_memory_mb, other.peak_memory_mb)
+        self.fallbacks += other.fallbacks
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ class DocumentStore:
         elements: Path,
         index_dirs: dict[str, Path],
         retrievers: dict[str, dict[str, Any]],
+        overviews: Path | None = None,
     ) -> None:
         self.documents = {
             row["doc_id"]: Document.from_dict(row) for row in read_jsonl(documents)
@@ -65,6 +66,9 @@ class DocumentStore:
         self._element_offsets = _line_offsets(elements)
         self.index_dirs = index_dirs
         self.retrievers = retrievers
+        self.overviews: dict[str, list[dict[str, Any]]] = {}
+        for row in read_jsonl(overviews) if overviews else ():
+            self.overviews.setdefault(row["doc_id"], []).append(row)
         self._envs: dict[str, DocumentEnv] = {}
 
     def env(self, doc_id: str, needed: tuple[str, ...]) -> DocumentEnv | None:
@@ -79,7 +83,12 @@ class DocumentStore:
                 searchers[name] = retriever.load(self.index_dirs[name] / doc_id)
             pages = sorted(self.pages[doc_id], key=lambda p: p.index)
             self._envs[doc_id] = DocumentEnv(
-                self.documents[doc_id], pages, self.texts[doc_id], searchers, self._elements(doc_id)
+                self.documents[doc_id],
+                pages,
+                self.texts[doc_id],
+                searchers,
+                self._elements(doc_id),
+                self.overviews.get(doc_id, []),
             )
         return self._envs[doc_id]
 
@@ -122,9 +131,11 @@ def run_inference(
     cache: Path,
     out: Path,
     concurrency: int = 32,
+    overviews: Path | None = None,
 ) -> None:
     """Answer every question of ``questions`` with the method; ``model`` is the run's model and
-    ``role_models`` the models that the method's ``<role>_model`` options name."""
+    ``role_models`` the models that the method's ``<role>_model`` options name; ``overviews``
+    is the render stage's overviews.jsonl, if the methods are to see the overview grids."""
     all_questions = [Question.from_dict(row) for row in read_jsonl(questions)]
     settings = {
         "method": method_config,
@@ -136,7 +147,9 @@ def run_inference(
     if todo:
         log.info("%d of %d questions to answer", len(todo), len(all_questions))
         method = create_method(method_config)
-        store = DocumentStore(documents, pages, elements, index_dirs, retriever_configs)
+        store = DocumentStore(
+            documents, pages, elements, index_dirs, retriever_configs, overviews
+        )
         responses = ResponseCache(cache)
         backends = []
         try:
@@ -165,17 +178,16 @@ async def _answer_all(
 
     async def answer(question: Question) -> Prediction:
         async with gate:
-            env = store.env(question.doc_id, method.retrievers)
-            if env is None:
-                return Prediction(
-                    question.question_id, "", error=f"document {question.doc_id} could not be "
-                    f"read; see {failures}",
-                )
-            try:
+            try:  # one broken question must not stop the job
+                env = store.env(question.doc_id, method.retrievers)
+                if env is None:
+                    error = f"document {question.doc_id} could not be read; see {failures}"
+                    return Prediction(question.question_id, "", error=error)
                 return await method.answer(question, env, models)
-            except Exception as error:  # one broken question must not stop the job
+            except Exception as error:
                 log.warning("question %s failed: %r", question.question_id, error)
-                return Prediction(question.question_id, "", error=f"{type(error).__name__}: {error}")
+                message = f"{type(error).__name__}: {error}"
+                return Prediction(question.question_id, "", error=message)
 
     try:
         with tqdm(total=len(todo), desc="questions", unit="q") as bar:

@@ -20,7 +20,12 @@ BackendFactory = Callable[[dict[str, Any], Path], Backend]
 BACKENDS: Registry[BackendFactory] = Registry("backend")
 
 #: modules that register a backend; add yours here
-BACKEND_MODULES = ("docqa.backends.embedded",)
+BACKEND_MODULES = (
+    "docqa.backends.embedded",
+    "docqa.backends.transformers_backend",
+    "docqa.backends.openai_http",
+    "docqa.backends.vllm_offline",
+)
 
 
 def load_backends() -> None:

@@ -74,7 +74,16 @@ class TransformersLM(Backend):
     backend adds the settings that change outputs: prompt format, dtype and input limit.
     """
 
-    def __init__(self, model_dir: Path, identity: dict[str, Any], settings: LMSettings) -> None:
+    def __init__(
+        self,
+        model_dir: Path,
+        identity: dict[str, Any],
+        settings: LMSettings,
+        load_options: dict[str, Any] | None = None,
+    ) -> None:
+        """``load_options`` go to ``from_pretrained`` as they are (the transformers backend passes
+        its precision's dtype and quantization and a ``device_map``); a model placed by a
+        ``device_map`` stays where accelerate put it."""
         self.settings = settings
         self.max_batch_size = settings.max_batch_size
         self._identity = {
@@ -92,16 +101,17 @@ class TransformersLM(Backend):
                 f"{model_dir}: the tokenizer has no chat template; set prompt_format: raw for a "
                 "base model"
             )
-        self.model: Any = (
-            AutoModelForCausalLM.from_pretrained(
-                model_dir,
-                dtype=DTYPES[settings.dtype],
-                attn_implementation=settings.attn_implementation,
-                local_files_only=True,
-            )
-            .to(self.device)
-            .eval()
-        )
+        options = {
+            "dtype": DTYPES[settings.dtype],
+            "attn_implementation": settings.attn_implementation,
+            "local_files_only": True,
+            **(load_options or {}),
+        }
+        self.model: Any = AutoModelForCausalLM.from_pretrained(model_dir, **options)
+        if "device_map" not in options:
+            self.model.to(self.device)
+        self.model.eval()
+        self.device = self.model.device
         eos = self.model.generation_config.eos_token_id
         self._eos_ids: set[int] = (
             set(eos) if isinstance(eos, list) else {eos} if eos is not None else set()

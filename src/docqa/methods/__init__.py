@@ -15,7 +15,7 @@ from docqa.registry import Registry
 METHODS: Registry[type[Method]] = Registry("method")
 
 #: modules that register a method; add yours here
-METHOD_MODULES = ("oracle_pages", "text_rag")
+METHOD_MODULES = ("docpilot", "mdocagent", "oracle_pages", "text_rag")
 
 #: a method option ending in this names another configured model for one of its roles
 #: (e.g. ``text_model: llama-3.1-8b``); the infer job loads it beside the run's model
@@ -35,6 +35,13 @@ def role_models(config: dict[str, Any]) -> dict[str, str]:
         for key, value in config.items()
         if key.endswith(MODEL_OPTION_SUFFIX) and value
     }
+
+
+def retriever_names(config: dict[str, Any]) -> list[str]:
+    """The retrievers a method's config entry names: every option ending in ``retriever``
+    (``retriever``, ``text_retriever``, ``image_retriever``…), in order, without repeats."""
+    names = [value for key, value in config.items() if key.endswith("retriever") and value]
+    return list(dict.fromkeys(names))
 
 
 def create_method(config: dict[str, Any]) -> Method:

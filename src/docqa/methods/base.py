@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Any
 
 from docqa.backends.client import ModelClient
 from docqa.document import Document, Page
@@ -16,13 +17,16 @@ from docqa.retrievers import PageSearcher
 @dataclass
 class DocumentEnv:
     """One document as methods see it: its pages, their OCR text and elements (words, lines and
-    blocks with boxes, in reading order), and its retriever indexes."""
+    blocks with boxes, in reading order), its retriever indexes, and its numbered overview grids
+    (rows ``{"doc_id", "image", "pages"}`` of the render stage's overviews.jsonl, ``pages``
+    0-based, in document order)."""
 
     document: Document
     pages: list[Page]
     page_texts: list[str]
     searchers: dict[str, PageSearcher] = field(default_factory=dict)
     elements: list[Element] = field(default_factory=list)
+    overviews: list[dict[str, Any]] = field(default_factory=list)
 
     def searcher(self, name: str) -> PageSearcher:
         try:

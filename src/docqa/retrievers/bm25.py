@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import bm25s
+import numpy as np
 
-from docqa.retrievers import RETRIEVERS
+from docqa.retrievers import RETRIEVERS, IndexedPage
+from docqa.retrievers.manifest import read_manifest, write_manifest
+from docqa.retrievers.ranking import top_pages
 
 
 def _tokenize(texts: list[str]) -> list[list[str]]:
@@ -20,10 +22,9 @@ class BM25Retriever:
         self.k1 = k1
         self.b = b
 
-    def build(self, page_texts: list[str], out_dir: Path) -> None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "pages.json").write_text(json.dumps({"pages": len(page_texts)}))
-        tokens = _tokenize(page_texts)
+    def build(self, pages: list[IndexedPage], out_dir: Path) -> None:
+        write_manifest(out_dir, len(pages), k1=self.k1, b=self.b)
+        tokens = _tokenize([page.text for page in pages])
         if not any(tokens):
             return  # no text at all: the searcher falls back to page order
         index = bm25s.BM25(k1=self.k1, b=self.b)
@@ -31,7 +32,7 @@ class BM25Retriever:
         index.save(str(out_dir / "bm25"), show_progress=False)
 
     def load(self, index_dir: Path) -> "BM25Searcher":
-        pages = json.loads((index_dir / "pages.json").read_text())["pages"]
+        pages = read_manifest(index_dir, k1=self.k1, b=self.b)["pages"]
         stored = index_dir / "bm25"
         index = bm25s.BM25.load(str(stored), show_progress=False) if stored.exists() else None
         return BM25Searcher(index, pages)
@@ -43,13 +44,9 @@ class BM25Searcher:
         self.pages = pages
 
     def search(self, query: str, k: int) -> list[int]:
-        k = min(k, self.pages)
-        if k <= 0:
-            return []
-        query_tokens = _tokenize([query])[0]
-        known = [t for t in query_tokens if self.index is not None and t in self.index.vocab_dict]
+        if self.index is None:
+            return top_pages(np.zeros(self.pages), k)  # no text anywhere: page order
+        known = [t for t in _tokenize([query])[0] if t in self.index.vocab_dict]
         if not known:
-            return list(range(k))  # nothing to match on: first pages, a deterministic fallback
-        scores = self.index.get_scores(known)
-        # stable ranking: ties keep page order, so the result never depends on numpy's sort
-        return sorted(range(self.pages), key=lambda page: (-float(scores[page]), page))[:k]
+            return top_pages(np.zeros(self.pages), k)  # nothing to match on: page order
+        return top_pages(self.index.get_scores(known), k)

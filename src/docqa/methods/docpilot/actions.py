@@ -1,0 +1,237 @@
+"""The six actions: their structured arguments, when each is available, and the checks that
+turn a model's arguments into valid ones (or a defined error back to the agent).
+
+Availability (decided here, the paper only says it is state-conditioned):
+
+- ``navigate`` while some page has not been shown to the navigator yet;
+- ``extract`` once a page is a candidate (picked by Navigate); its pages must be candidates;
+- ``focus`` once a page has been read; its page must be a candidate;
+- ``solve`` once there is evidence to compute over;
+- ``analyze`` once a page has been read (coverage can be judged even without evidence);
+- ``answer`` once a page has been read and, when Analyze is enabled, an Analyze has run since
+  the last evidence came in: every answer is checked against the evidence it rests on.
+
+Arguments are JSON objects; page numbers are 1-based as models read them, 0-based after
+checking. Unknown keys are ignored; strings are cut at ``MAX_TEXT``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from docqa.methods.docpilot.state import AgentState
+
+ACTION_NAMES = ("navigate", "extract", "focus", "solve", "analyze", "answer")
+#: the actions an ablation may take away; the others make the loop
+OPTIONAL_ACTIONS = ("analyze", "focus", "solve")
+MAX_TEXT = 300
+
+#: failure kinds, each counted in the summary and answered with a defined observation
+INVALID_ACTION = "invalid_action"  # no action could be read from the reply, or an unknown one
+UNAVAILABLE_ACTION = "unavailable_action"  # a known action not available in this state
+BAD_ARGUMENTS = "bad_arguments"  # missing, mistyped or unusable arguments
+PAGE_OUT_OF_RANGE = "page_out_of_range"  # a page outside the document
+REPEATED_ACTION = "repeated_action"  # the same call again with nothing changed since
+BAD_REPLY = "bad_reply"  # a module's model reply that could not be used as it was
+FAILURE_KINDS = (
+    INVALID_ACTION,
+    UNAVAILABLE_ACTION,
+    BAD_ARGUMENTS,
+    PAGE_OUT_OF_RANGE,
+    REPEATED_ACTION,
+    BAD_REPLY,
+)
+
+
+class ActionError(Exception):
+    """A call the environment refuses; ``kind`` is one of ``FAILURE_KINDS``."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Argument:
+    name: str
+    kind: str  # "text", "page", "pages" or "box" ([x0, y0, x1, y1] in thousandths of a page)
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    name: str
+    arguments: tuple[Argument, ...]
+    #: how the orchestrator prompt lists the action
+    usage: str
+
+
+SPECS = {
+    spec.name: spec
+    for spec in (
+        ActionSpec(
+            "navigate",
+            (Argument("query", "text", required=False),),
+            'navigate {"query": "what to look for"}: see overview grids and thumbnails of pages '
+            "not shown yet and pick candidate pages",
+        ),
+        ActionSpec(
+            "extract",
+            (
+                Argument("pages", "pages"),
+                Argument("goal", "text", required=False),
+                Argument("region", "box", required=False),
+            ),
+            'extract {"pages": [2, 5], "goal": "what to collect"}: read candidate pages and '
+            'collect evidence; with one page, "region": [x0, y0, x1, y1] (thousandths of the '
+            "page) reads only that part",
+        ),
+        ActionSpec(
+            "focus",
+            (Argument("page", "page"), Argument("goal", "text", required=False)),
+            'focus {"page": 5, "goal": "what to inspect"}: crop, zoom into or split a region of a '
+            "candidate page to read its details",
+        ),
+        ActionSpec(
+            "solve",
+            (Argument("task", "text"),),
+            'solve {"task": "what to compute"}: compute with Python over the collected evidence',
+        ),
+        ActionSpec(
+            "analyze",
+            (Argument("answer", "text"),),
+            'analyze {"answer": "a candidate answer"}: check that it is grounded in the evidence '
+            "and that the search covered enough",
+        ),
+        ActionSpec(
+            "answer",
+            (Argument("answer", "text"),),
+            'answer {"answer": "the final answer"}: give the final answer and stop',
+        ),
+    )
+}
+
+
+def available_actions(state: AgentState, enabled: tuple[str, ...]) -> list[str]:
+    """The actions the agent may take now, in ``ACTION_NAMES`` order."""
+    rules = {
+        "navigate": bool(state.unoffered()),
+        "extract": bool(state.candidates),
+        "focus": bool(state.read),
+        "solve": bool(state.evidence),
+        "analyze": bool(state.read),
+        "answer": bool(state.read)
+        and ("analyze" not in enabled or state.analyzed_at == len(state.evidence)),
+    }
+    return [name for name in ACTION_NAMES if name in enabled and rules[name]]
+
+
+def check_call(
+    action: str, raw: Any, state: AgentState, enabled: tuple[str, ...]
+) -> dict[str, Any]:
+    """The checked arguments of ``action`` (pages 0-based), or ``ActionError``."""
+    if action not in enabled:
+        names = ", ".join(enabled)
+        raise ActionError(INVALID_ACTION, f"there is no action {action!r}; the actions are {names}")
+    available = available_actions(state, enabled)
+    if action not in available:
+        raise ActionError(
+            UNAVAILABLE_ACTION,
+            f"{action} is not available now ({_why_unavailable(action, state, enabled)})",
+        )
+    if not isinstance(raw, dict):
+        raise ActionError(BAD_ARGUMENTS, f"the arguments of {action} must be a JSON object")
+    arguments = {}
+    for argument in SPECS[action].arguments:
+        value = raw.get(argument.name)
+        if value is None or value == "" or value == []:
+            if argument.required:
+                raise ActionError(BAD_ARGUMENTS, f"{action} needs the argument {argument.name!r}")
+            continue
+        arguments[argument.name] = _convert(action, argument, value, state.num_pages)
+    _check_pages(action, arguments, state)
+    if action != "navigate" and state.is_repeat(action, arguments):
+        raise ActionError(
+            REPEATED_ACTION,
+            f"{action} with these arguments was already done and nothing has changed since; "
+            "take another action",
+        )
+    return arguments
+
+
+def _why_unavailable(action: str, state: AgentState, enabled: tuple[str, ...]) -> str:
+    if action == "navigate":
+        return "every page has been shown already"
+    if action == "extract":
+        return "no candidate page yet: navigate first"
+    if action == "solve":
+        return "no evidence to compute over yet"
+    if action == "answer" and state.read and "analyze" in enabled:
+        return "analyze the candidate answer against the latest evidence first"
+    return "read a page with extract first"
+
+
+def _convert(action: str, argument: Argument, value: Any, num_pages: int) -> Any:
+    if argument.kind == "text":
+        if isinstance(value, (dict, list)):
+            raise ActionError(BAD_ARGUMENTS, f"{action}: {argument.name!r} must be a text")
+        return " ".join(str(value).split())[:MAX_TEXT]
+    if argument.kind == "box":
+        return _box(action, argument.name, value)
+    values = value if isinstance(value, list) else [value]
+    pages = [_page(action, argument.name, item, num_pages) for item in values]
+    if argument.kind == "page":
+        if len(pages) != 1:
+            raise ActionError(BAD_ARGUMENTS, f"{action}: {argument.name!r} must be one page")
+        return pages[0]
+    return list(dict.fromkeys(pages))
+
+
+def _page(action: str, name: str, value: Any, num_pages: int) -> int:
+    """A 1-based page number as written by a model (``3``, ``"3"``, ``"p. 3"``) → 0-based."""
+    if isinstance(value, bool):
+        value = None
+    elif isinstance(value, float) and value.is_integer():
+        value = int(value)
+    elif isinstance(value, str):
+        match = re.fullmatch(r"\s*(?:p(?:age)?\.?\s*)?(-?\d+)\s*", value, re.IGNORECASE)
+        value = int(match.group(1)) if match else None
+    if not isinstance(value, int):
+        raise ActionError(BAD_ARGUMENTS, f"{action}: {name!r} must hold page numbers")
+    if not 1 <= value <= num_pages:
+        raise ActionError(
+            PAGE_OUT_OF_RANGE,
+            f"page {value} is outside the document, which has pages 1 to {num_pages}",
+        )
+    return value - 1
+
+
+def _box(action: str, name: str, value: Any) -> tuple[int, int, int, int]:
+    numbers = value if isinstance(value, list) and len(value) == 4 else None
+    if numbers is None or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1000 for v in numbers
+    ):
+        raise ActionError(
+            BAD_ARGUMENTS, f"{action}: {name!r} must be [x0, y0, x1, y1], each from 0 to 1000"
+        )
+    x0, y0, x1, y1 = (round(v) for v in numbers)
+    if x1 <= x0 or y1 <= y0:
+        raise ActionError(BAD_ARGUMENTS, f"{action}: {name!r} must have x0 < x1 and y0 < y1")
+    return x0, y0, x1, y1
+
+
+def _check_pages(action: str, arguments: dict[str, Any], state: AgentState) -> None:
+    pages = arguments.get("pages", [arguments["page"]] if "page" in arguments else [])
+    if "region" in arguments and len(pages) != 1:
+        raise ActionError(BAD_ARGUMENTS, f"{action}: a region is read on one page at a time")
+    outside = [page + 1 for page in pages if page not in state.candidates]
+    if outside:
+        shown = ", ".join(str(page + 1) for page in state.candidates)
+        raise ActionError(
+            BAD_ARGUMENTS,
+            f"{action}: page {', '.join(map(str, outside))} is not a candidate page "
+            f"(candidates: {shown}); navigate to pick it first",
+        )

@@ -1,0 +1,31 @@
+"""Answer: the answer agent gives the final answer from the evidence and ends the loop.
+
+It sees the evidence, the agent's proposed answer and the last Analyze verdict, and answers
+concisely, or "Not answerable" when the evidence does not answer the question. An empty reply
+is a ``bad_reply``: the agent's proposed answer is given instead.
+"""
+
+from __future__ import annotations
+
+from docqa.methods.docpilot.actions import BAD_REPLY
+from docqa.methods.docpilot.context import Context, Observation, ask
+from docqa.methods.docpilot.parsing import first_line
+from docqa.methods.docpilot.prompts import ANSWER_STOP, ANSWERER, evidence_block
+from docqa.prediction import Usage
+
+MAX_NEW_TOKENS = 48
+
+
+async def answer(ctx: Context, arguments: dict) -> Observation:
+    candidate = arguments["answer"]
+    lines = [item.line(number) for number, item in enumerate(ctx.state.evidence, start=1)]
+    verdict = ctx.state.verdict
+    check = f"Check: {verdict.describe()}\n" if verdict is not None else ""
+    prompt = (
+        f"{ANSWERER}Question: {ctx.question.question.strip()}\n{evidence_block(lines)}"
+        f"Candidate answer: {candidate}\n{check}Answer:"
+    )
+    usage = Usage()
+    reply = first_line(await ask(ctx.client, [prompt], MAX_NEW_TOKENS, ANSWER_STOP, usage))
+    final, fallbacks = (reply, []) if reply else (candidate, [BAD_REPLY])
+    return Observation(f"final answer: {final}", usage=usage, fallbacks=fallbacks, answer=final)

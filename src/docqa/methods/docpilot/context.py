@@ -1,0 +1,106 @@
+"""What an action module works with (the settings, the document, the model, the state) and
+what it gives back (an observation)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docqa.backends.client import ModelClient
+from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.methods.base import DocumentEnv
+from docqa.methods.docpilot.state import AgentState
+from docqa.prediction import Usage
+from docqa.question import Question
+from docqa.sandbox import SandboxLimits
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The method's options (see ``DocPilot`` for what each means)."""
+
+    max_steps: int
+    enabled: tuple[str, ...]
+    retriever: str | None
+    hint_pages: int
+    window_pages: int
+    snippet_chars: int
+    max_pages_per_extract: int
+    max_chars_per_page: int
+    max_facts: int
+    focus_zoom: float
+    max_focus_crops: int
+    crops_dir: Path
+    solve_limits: SandboxLimits
+    insufficient_answer: str
+    max_observation_chars: int
+
+
+@dataclass
+class Context:
+    """One step's world: ``reads_images`` says whether the model sees images (a VLM) or reads
+    their OCR text instead."""
+
+    question: Question
+    env: DocumentEnv
+    client: ModelClient
+    state: AgentState
+    settings: Settings
+    step: int
+    reads_images: bool
+
+
+@dataclass
+class Observation:
+    """What an action returns to the agent: ``text`` is what it reads; ``pages`` (0-based) and
+    ``images`` are what the step looked at; ``fallbacks`` the failure kinds of replies that
+    were replaced by a defined fallback; ``details`` extra trace fields; ``answer`` ends the
+    loop."""
+
+    text: str
+    pages: list[int] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    fallbacks: list[str] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+    answer: str | None = None
+
+
+async def ask(
+    client: ModelClient,
+    parts: list[Part | str],
+    max_new_tokens: int,
+    stop: tuple[str, ...],
+    usage: Usage,
+) -> str:
+    """One model call; its usage is added to ``usage``."""
+    request = ChatRequest(
+        (Message.user(*parts),), Generation(max_new_tokens=max_new_tokens, stop=stop)
+    )
+    completion = await client.complete(request)
+    usage.add(completion.usage)
+    return completion.text
+
+
+def reads_images(client: ModelClient, image: str) -> bool:
+    """Whether the model sees images: a text-only backend refuses an image part that has no
+    OCR text (``Backend.validate``), a VLM takes it."""
+    try:
+        client.backend.validate(ChatRequest((Message.user(Part.of_image(image)),)))
+    except ValueError:
+        return False
+    return True
+
+
+def snippet(text: str, limit: int) -> str:
+    """A page's text on one line, cut to ``limit`` characters."""
+    flat = " ".join(text.split())
+    if not flat:
+        return "(no text)"
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def page_list(pages: list[int]) -> str:
+    """0-based pages as a reader counts them: ``2, 5``; ``none`` for no page."""
+    return ", ".join(str(page + 1) for page in pages) or "none"

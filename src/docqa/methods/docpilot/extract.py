@@ -1,0 +1,98 @@
+"""Extract: read candidate pages (image and OCR text) and keep the facts they hold as evidence.
+
+At most ``max_pages_per_extract`` pages are read per call (the rest are named in the
+observation so the agent can ask again). With a ``region`` (one page), the reader gets that
+part of the page (cut at the page's own dpi: zooming is Focus's job) and the OCR lines whose
+centre lies in it, and the facts keep the region's box. A fact is attributed to the page it
+names; one that names no page, or a page that was not read, is attributed to the single page
+read or, when several were, to none.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docqa.backends.request import Part
+from docqa.methods.docpilot.actions import BAD_REPLY
+from docqa.methods.docpilot.context import Context, Observation, ask, page_list
+from docqa.methods.docpilot.crops import Region, crops_folder, render_region
+from docqa.methods.docpilot.elements import Box, page_lines
+from docqa.methods.docpilot.parsing import parse_facts
+from docqa.methods.docpilot.prompts import EXTRACTOR, FACTS_STOP
+from docqa.methods.docpilot.state import EvidenceItem
+from docqa.methods.docpilot.tools import run_tool
+from docqa.prediction import Usage
+
+MAX_NEW_TOKENS = 160
+NO_TEXT = "(no text was found on this page)"
+
+
+async def extract(ctx: Context, arguments: dict) -> Observation:
+    limit = ctx.settings.max_pages_per_extract
+    pages, left = arguments["pages"][:limit], arguments["pages"][limit:]
+    goal = arguments.get("goal") or ctx.question.question
+    region = arguments.get("region")
+    shown = [await _view(ctx, page, region) for page in pages]
+    parts: list[Part | str] = [EXTRACTOR]
+    for page, (image, text) in zip(pages, shown):
+        where = f" (region {list(region)})" if region else ""
+        parts += [f"### Page {page + 1}{where}\n", Part.of_image(image, text or NO_TEXT)]
+    parts.append(f"Question: {ctx.question.question.strip()}\nGoal: {goal}\nFacts:")
+    usage = Usage()
+    reply = await ask(ctx.client, parts, MAX_NEW_TOKENS, FACTS_STOP, usage)
+    ctx.state.mark_read(pages)
+    items = facts_as_evidence(ctx, reply, pages, "extract", region)
+    observation = record_facts(ctx, items, pages)
+    if left:
+        observation.text += f"; not read (at most {limit} pages per call): {page_list(left)}"
+    observation.usage = usage
+    observation.images = [image for image, _ in shown]
+    if not items and not _says_none(reply):
+        observation.fallbacks.append(BAD_REPLY)
+    return observation
+
+
+async def _view(ctx: Context, page: int, region: Box | None) -> tuple[str, str]:
+    """(image, OCR text) of a page, or of a region of it."""
+    record = ctx.env.pages[page]
+    if region is None:
+        return record.image, ctx.env.page_texts[page][: ctx.settings.max_chars_per_page].strip()
+    folder = crops_folder(ctx.settings.crops_dir, ctx.env.document)
+    source = Path(ctx.env.document.path)
+    path, _, _ = await run_tool(render_region, source, record, Region(region, 1.0, "crop"), folder)
+    lines = page_lines(ctx.env, page, region)
+    return str(path), "\n".join(text for _, text in lines)[: ctx.settings.max_chars_per_page]
+
+
+def facts_as_evidence(
+    ctx: Context,
+    reply: str,
+    pages: list[int],
+    source: str,
+    box: Box | None = None,
+) -> list[EvidenceItem]:
+    """The facts of a reader's reply as evidence items from ``pages`` (0-based)."""
+    items = []
+    for page, text in parse_facts(reply, ctx.settings.max_facts, 300):
+        if page is None or page - 1 not in pages:
+            page = pages[0] + 1 if len(pages) == 1 else None
+        where = None if page is None else page - 1
+        items.append(EvidenceItem(text, source, ctx.step, where, box))
+    return items
+
+
+def record_facts(ctx: Context, items: list[EvidenceItem], pages: list[int]) -> Observation:
+    """Add ``items`` to the evidence; the observation lists the new ones."""
+    numbers = ctx.state.add_evidence(items)
+    if numbers:
+        lines = [ctx.state.evidence[number - 1].line(number) for number in numbers]
+        text = "new evidence: " + "; ".join(lines)
+    elif items:
+        text = f"nothing new on p. {page_list(pages)} (the facts found are already in the evidence)"
+    else:
+        text = f"no evidence found on p. {page_list(pages)}"
+    return Observation(text, pages=list(pages))
+
+
+def _says_none(reply: str) -> bool:
+    return reply.strip().lower().startswith(("none", "nothing", "no "))

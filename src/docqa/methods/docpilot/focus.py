@@ -1,0 +1,135 @@
+"""Focus: local visual inspection of one candidate page.
+
+Two model calls: the focus planner sees the page (a text-only model: its OCR lines with their
+boxes, in thousandths of the page) and plans crops, zooms and subfigure splits; the regions are
+rendered at a higher dpi (see ``crops``); then a reader collects facts from the crops. With a
+text-only backbone each crop is OCRed again at its own dpi, and the reader reads that text:
+small print and chart labels that the page-level OCR missed or garbled come out here.
+
+Decided here: a plan with no usable operation is replaced by one zoom on the whole page
+(counted as ``bad_reply``); a plan's regions beyond ``max_focus_crops`` are dropped; crops are
+written to ``crops_dir/<doc_id>-<hash of its path>/`` under names made of the page, box and
+dpi, so that a rerun writes the same files and the response cache recognises them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytesseract
+
+from docqa.backends.request import Part
+from docqa.methods.docpilot.actions import BAD_REPLY
+from docqa.methods.docpilot.context import Context, Observation, ask
+from docqa.methods.docpilot.crops import (
+    WHOLE_PAGE,
+    Region,
+    crops_folder,
+    plan_regions,
+    render_region,
+)
+from docqa.methods.docpilot.elements import page_lines, with_boxes
+from docqa.methods.docpilot.extract import facts_as_evidence, record_facts
+from docqa.methods.docpilot.parsing import first_json
+from docqa.methods.docpilot.prompts import FACTS_STOP, FOCUS_PLANNER, FOCUS_READER, FOCUS_STOP
+from docqa.methods.docpilot.tools import run_tool
+from docqa.ocr import ocr_page
+from docqa.prediction import Usage
+
+PLAN_TOKENS = 96
+READ_TOKENS = 160
+MAX_LINES = 60
+NO_TEXT = "(no text was found here)"
+
+
+async def focus(ctx: Context, arguments: dict) -> Observation:
+    page = arguments["page"]
+    goal = arguments.get("goal") or ctx.question.question
+    record = ctx.env.pages[page]
+    usage = Usage()
+    plan_reply = await ask(
+        ctx.client,
+        [
+            FOCUS_PLANNER.format(max_ops=ctx.settings.max_focus_crops),
+            f"Page {page + 1}, its text lines with their boxes:\n",
+            Part.of_image(
+                record.image, with_boxes(page_lines(ctx.env, page), MAX_LINES) or NO_TEXT
+            ),
+            f"Goal: {goal}\nOperations:",
+        ],
+        PLAN_TOKENS,
+        FOCUS_STOP,
+        usage,
+    )
+    plan = first_json(plan_reply, "[")
+    regions, invalid = plan_regions(
+        plan if plan is not None else first_json(plan_reply, "{"),
+        ctx.settings.focus_zoom,
+        ctx.settings.max_focus_crops,
+    )
+    fallbacks = [BAD_REPLY] if invalid else []
+    if not regions:
+        regions = [Region(WHOLE_PAGE, ctx.settings.focus_zoom, "zoom")]
+
+    folder = crops_folder(ctx.settings.crops_dir, ctx.env.document)
+    crops = [
+        await run_tool(render_region, Path(ctx.env.document.path), record, r, folder)
+        for r in regions
+    ]
+    texts = [
+        await run_tool(_crop_text, path, ctx.env.document.doc_id, page, dpi)
+        if not ctx.reads_images
+        else ""
+        for path, dpi, _ in crops
+    ]
+    parts: list[Part | str] = [FOCUS_READER]
+    for number, (region, (path, _, _), text) in enumerate(zip(regions, crops, texts), start=1):
+        parts += [
+            f"### Crop {number} of page {page + 1} ({region.operation})\n",
+            Part.of_image(str(path), "" if ctx.reads_images else text or NO_TEXT),
+        ]
+    parts.append(f"Question: {ctx.question.question.strip()}\nGoal: {goal}\nFacts:")
+    reply = await ask(ctx.client, parts, READ_TOKENS, FACTS_STOP, usage)
+
+    ctx.state.mark_read([page])
+    items = facts_as_evidence(ctx, reply, [page], "focus", _union(regions))
+    observation = record_facts(ctx, items, [page])
+    inspected = "; ".join(region.describe() for region in regions)
+    observation.text = f"inspected p. {page + 1}: {inspected}; {observation.text}"
+    observation.usage = usage
+    observation.images = [str(path) for path, _, _ in crops]
+    observation.fallbacks = fallbacks
+    observation.details = {
+        "plan": plan_reply.strip(),
+        "crops": [
+            {
+                "image": str(path),
+                "box": list(region.box),
+                "operation": region.operation,
+                "dpi": dpi,
+                "from": origin,
+                "ocr_text": text,
+            }
+            for region, (path, dpi, origin), text in zip(regions, crops, texts)
+        ],
+    }
+    return observation
+
+
+def _crop_text(path: Path, doc_id: str, page: int, dpi: int) -> str:
+    """The crop's text, OCRed at the crop's own dpi, lines in reading order ("" when tesseract
+    cannot read it: the reader is then told that no text was found)."""
+    try:
+        elements = ocr_page(path, doc_id, page, dpi)
+    except pytesseract.TesseractError:
+        return ""
+    return "\n".join(e.text for e in sorted(elements, key=lambda e: e.order) if e.kind == "line")
+
+
+def _union(regions: list[Region]) -> tuple[int, int, int, int]:
+    return (
+        min(r.box[0] for r in regions),
+        min(r.box[1] for r in regions),
+        max(r.box[2] for r in regions),
+        max(r.box[3] for r in regions),
+    )

@@ -1,0 +1,84 @@
+"""MDocAgent's prompts, as the paper gives them (appendix "Prompt Settings").
+
+The wording is the paper's; the way the prompts are put together is the original code's:
+the general, text and image agents' prompts end with ``Question:`` and the question follows
+straight after; the text and image agents get the critical agent's clue appended to the question
+after :data:`CLUE_INTRO`; the summarizer gets its prompt followed by the agents' answers, each
+under an ``<Name> Agent:`` heading. The paper typesets the JSON examples with curly quotes; here
+they are straight quotes, so the example is the valid JSON the parser expects.
+"""
+
+from __future__ import annotations
+
+GENERAL = (
+    "You are an advanced agent capable of analyzing both text and images. Your task is to use "
+    "both the textual and visual information provided to answer the user's question accurately.\n"
+    "Extract Text from Both Sources: If the image contains text, extract it and consider both the "
+    "text in the image and the provided textual content.\n"
+    "Analyze Visual and Textual Information: Combine details from both the image (e.g., objects, "
+    "scenes, or patterns) and the text to build a comprehensive understanding of the content.\n"
+    "Provide a Combined Answer: Use the relevant details from both the image and the text to "
+    "provide a clear, accurate, and context-aware response to the user's question.\n"
+    "When responding:\n"
+    "- If both the image and text contain similar or overlapping information, cross-check and use "
+    "both to ensure consistency.\n"
+    "- If the image contains information not present in the text, include it in your response if "
+    "it is relevant to the question.\n"
+    "- If the text and image offer conflicting details, explain the discrepancies and clarify the "
+    "most reliable source.\n"
+    "Question: "
+)
+
+CRITICAL = (
+    "Provide a Python dictionary of critical information based on all given information - one "
+    "for text and one for image. Respond exclusively in a valid dictionary format without any "
+    'additional text. The format should be: {"text": "critical information for text", '
+    '"image": "critical information for image"}'
+)
+
+TEXT = (
+    "You are a text analysis agent. Your job is to extract key information from the text and use "
+    "it to answer the user's question accurately. Your tasks:\n"
+    "- Extract key details. Focus on the most important facts, data, or ideas related to the "
+    "question.\n"
+    "- Understand the context and pay attention to the meaning and details.\n"
+    "- Use the extracted information to give a concise and relevant response to the user's "
+    "question. Provide a clear answer.\n"
+    "Question: "
+)
+
+IMAGE = (
+    "You are an advanced image processing agent specialized in analyzing and extracting "
+    "information from images. The images may include document screenshots, illustrations, or "
+    "photographs. Your tasks:\n"
+    "- Extract textual information from images using Optical Character Recognition (OCR).\n"
+    "- Analyze visual content to identify relevant details (e.g., objects, patterns, scenes).\n"
+    "- Combine textual and visual information to provide an accurate and context-aware answer to "
+    "the user's question.\n"
+    "Question: "
+)
+
+SUMMARIZER = (
+    "You are tasked with summarizing and evaluating the collective responses provided by "
+    "multiple agents. You have access to the following information:\n"
+    "- Answers: The individual answers from all agents.\n"
+    "Your tasks:\n"
+    "- Analyze: Evaluate the quality, consistency, and relevance of each answer. Identify "
+    "commonalities, discrepancies, or gaps in reasoning.\n"
+    "- Synthesize: Summarize the most accurate and reliable information based on the evidence "
+    "provided by the agents and their discussions.\n"
+    "- Conclude: Provide a final, well-reasoned answer to the question or task. Your conclusion "
+    "should reflect the consensus (if one exists) or the most credible and well-supported answer.\n"
+    'Return the final answer in the following dictionary format: {"Answer": Your final answer '
+    "here}\n"
+)
+
+#: put between the question and the critical agent's clue for the text and image agents
+CLUE_INTRO = "\nYou may use the given clue:\n"
+
+#: how the summarizer sees the question when ``summarizer_sees_question`` is on (the original
+#: never shows it the question)
+SUMMARIZER_QUESTION = "Question: {question}\n"
+
+#: the heading of each agent's answer in the summarizer's input
+ANSWER_HEADING = "{name} Agent:\n{answer}\n"

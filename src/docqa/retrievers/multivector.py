@@ -1,0 +1,139 @@
+"""Multi-vector page indexes and exact MaxSim search (late interaction, as in ColBERT/ColPali).
+
+A page is a set of vectors (tokens, image patches or text chunks) and a query a set of vectors;
+a page's score is the sum over query vectors of their best dot product with the page's vectors.
+With a single query vector and one vector per text chunk this is "the best chunk of the page",
+which is how ``dense_text`` scores long pages.
+
+Per document, ``vectors.safetensors`` holds every page's vectors end to end (``vectors``,
+float16 to halve the disk) and each page's vector count (``lengths``); a page with no vectors
+(no text, for a text retriever) scores ``-inf`` and ranks after every other page. Loaded vectors
+are float32, at twice the memory (0.4 MB a page for ColQwen2): keeping float16 and converting
+it at each query took 524 ms instead of 211 ms per query over 1,000 pages of 768 vectors on one
+CPU thread (measured once side by side on the dev machine).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from docqa.retrievers.ranking import top_pages
+
+if TYPE_CHECKING:
+    import torch
+
+VECTORS = "vectors.safetensors"
+#: pages scored together: bounds the (pages x query vectors x page vectors) similarity block
+PAGE_BLOCK = 64
+
+
+def save_page_vectors(out_dir: Path, vectors: list["torch.Tensor"]) -> None:
+    """Write one (vectors x dim) tensor per page, all of one dim; a page without vectors may be
+    any empty tensor."""
+    import torch
+    from safetensors.torch import save_file
+
+    if not vectors:
+        raise ValueError(f"{out_dir}: a document without pages has nothing to index")
+    filled = [v.detach().to("cpu", torch.float32) for v in vectors if len(v)]
+    dims = {int(v.shape[-1]) for v in filled}
+    if len(dims) > 1:
+        raise ValueError(f"{out_dir}: page vectors have different dims {sorted(dims)}")
+    flat = torch.cat(filled) if filled else torch.zeros(0, 1)
+    if not torch.isfinite(flat).all():
+        raise ValueError(
+            f"{out_dir}: the encoder returned NaN or infinite vectors; on CPU this comes from "
+            "SDPA attention over padded batches (colpali/colqwen2: set attn_implementation: "
+            "eager or batch_size: 1)"
+        )
+    lengths = torch.tensor([len(v) for v in vectors], dtype=torch.int64)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    save_file(
+        {"vectors": flat.to(torch.float16).contiguous(), "lengths": lengths}, out_dir / VECTORS
+    )
+
+
+class PageVectors:
+    """A document's page vectors, padded to (pages x longest page x dim) with a validity mask."""
+
+    def __init__(self, padded: "torch.Tensor", mask: "torch.Tensor") -> None:
+        self.padded = padded
+        self.mask = mask
+
+    @property
+    def pages(self) -> int:
+        return int(self.padded.shape[0])
+
+    @classmethod
+    def load(cls, index_dir: Path) -> "PageVectors":
+        import torch
+        from safetensors.torch import load_file
+
+        path = index_dir / VECTORS
+        if not path.exists():
+            raise FileNotFoundError(f"{path} is missing; rerun the index stage")
+        stored = load_file(path)
+        lengths = stored["lengths"].tolist()
+        pieces = torch.split(stored["vectors"], lengths)
+        padded = torch.nn.utils.rnn.pad_sequence(list(pieces), batch_first=True).float()
+        mask = torch.arange(padded.shape[1]).unsqueeze(0) < stored["lengths"].unsqueeze(1)
+        return cls(padded, mask)
+
+    def maxsim(self, query: "torch.Tensor") -> "torch.Tensor":
+        """Each page's score for a (query vectors x dim) query: sum of best dot products."""
+        import torch
+
+        query = query.to("cpu", torch.float32)
+        if self.padded.shape[1] == 0:  # no page has a vector
+            return torch.full((self.pages,), float("-inf"))
+        scores = []
+        for start in range(0, self.pages, PAGE_BLOCK):
+            block = self.padded[start : start + PAGE_BLOCK]  # (pages, vectors, dim)
+            similarity = block @ query.T  # (pages, vectors, query vectors)
+            padding = ~self.mask[start : start + PAGE_BLOCK].unsqueeze(2)
+            similarity.masked_fill_(padding, float("-inf"))
+            scores.append(similarity.amax(dim=1).sum(dim=1))
+        return torch.cat(scores)
+
+
+class MaxSimSearcher:
+    """Ranks a document's pages by MaxSim against the query's vectors.
+
+    ``encode_query`` turns a query into its (vectors x dim) tensor; it is called only when
+    searching, so loading the searchers of many documents loads no model.
+    """
+
+    def __init__(
+        self, vectors: PageVectors, encode_query: Callable[[str], "torch.Tensor"]
+    ) -> None:
+        self.vectors = vectors
+        self.encode_query = encode_query
+        self.pages = vectors.pages
+
+    def search(self, query: str, k: int) -> list[int]:
+        if k <= 0:
+            return []
+        with one_cpu_thread():
+            scores = self.vectors.maxsim(self.encode_query(query))
+        return top_pages(scores.numpy(), k)
+
+
+@contextmanager
+def one_cpu_thread() -> Iterator[None]:
+    """Run torch's CPU work on one thread, then restore the thread count.
+
+    A query is little work (a forward pass over a dozen tokens, a few matrix products), and
+    torch's thread pool costs more than it gains when cores are shared: on the 2-core dev
+    machine under load, an all-MiniLM-L6-v2 query took 500 ms on 2 threads and 20 ms on 1
+    (benchmarks/retrieval.py). GPU work is unaffected.
+    """
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)

@@ -1,0 +1,51 @@
+"""What a sandboxed program may use."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Limits of one sandboxed run.
+
+    ``cpu_seconds`` (RLIMIT_CPU, whole seconds, rounded up), ``memory_mb`` (RLIMIT_AS: the
+    interpreter itself takes about 30 MB of it), ``wall_seconds`` (then the process group is
+    killed), ``file_mb`` (RLIMIT_FSIZE: the largest file the program may write), ``max_opens``
+    (files opened in the box over the whole run, which with ``file_mb`` bounds the disk it can
+    fill), ``max_open_files`` (RLIMIT_NOFILE), ``output_chars`` (printed text kept) and
+    ``result_chars`` (the longest ``result`` or error sent back).
+
+    ``network_namespace``: ``"auto"`` runs the program in a fresh network namespace (no
+    interface but loopback, so no network even past the in-process guard) when ``unshare`` can
+    create one here, and otherwise relies on the guard alone; ``"required"`` refuses to run
+    without one; ``"off"`` never uses one.
+    """
+
+    cpu_seconds: float = 5.0
+    memory_mb: int = 512
+    wall_seconds: float = 10.0
+    file_mb: int = 1
+    max_opens: int = 64
+    max_open_files: int = 32
+    output_chars: int = 4000
+    result_chars: int = 4000
+    network_namespace: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.network_namespace not in ("auto", "required", "off"):
+            raise ValueError(
+                f"network_namespace {self.network_namespace!r}: use auto, required or off"
+            )
+        for name in ("cpu_seconds", "memory_mb", "wall_seconds", "file_mb", "max_open_files"):
+            if getattr(self, name) <= 0:
+                raise ValueError(
+                    f"sandbox limit {name} must be positive, not {getattr(self, name)}"
+                )
+
+    def for_child(self) -> dict[str, Any]:
+        """The limits the child applies to itself."""
+        limits = asdict(self)
+        del limits["network_namespace"], limits["wall_seconds"]
+        return limits

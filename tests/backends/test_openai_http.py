@@ -1,0 +1,254 @@
+"""The OpenAI-compatible backend against a real chat-completions server on 127.0.0.1, started by
+the test: inline images, concurrency limit, retries on 429 and 5xx, timeouts, and an API key
+that reaches the server and no file."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from backends.tiny_vlms import write_page
+from PIL import Image
+
+from docqa.backends import create_backend
+from docqa.backends.base import Completion
+from docqa.backends.cache import ResponseCache
+from docqa.backends.client import ModelClient
+from docqa.backends.openai_http import HTTPSettings, OpenAICompatible
+from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.models import prepare_model
+
+SECRET = "sk-test-4f1c9e0b7a2d4c6e8f00docqa"
+
+
+@dataclass
+class ChatServer:
+    """A chat-completions server with a script: each request takes the next step of ``plan``
+    (``"ok"``, an HTTP status such as ``429``, or ``("sleep", seconds)``); an empty plan answers
+    ``ok``. It records what it received and the most requests it held at once."""
+
+    plan: list[Any] = field(default_factory=list)
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    auth: list[str | None] = field(default_factory=list)
+    in_flight: int = 0
+    most_in_flight: int = 0
+    hold_s: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def step(self) -> Any:
+        with self.lock:
+            return self.plan.pop(0) if self.plan else "ok"
+
+
+def handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with server.lock:
+                server.bodies.append(body)
+                server.auth.append(self.headers.get("Authorization"))
+                server.in_flight += 1
+                server.most_in_flight = max(server.most_in_flight, server.in_flight)
+            try:
+                self.answer(body, server.step())
+            finally:
+                with server.lock:
+                    server.in_flight -= 1
+
+        def answer(self, body: dict[str, Any], step: Any) -> None:
+            if isinstance(step, tuple):
+                time.sleep(step[1])
+                step = "ok"
+            if step != "ok":
+                self.send_json(
+                    step, {"error": {"message": f"scripted {step}"}}, {"Retry-After": "0"}
+                )
+                return
+            time.sleep(server.hold_s)
+            question = body["messages"][-1]["content"]
+            text = question if isinstance(question, str) else question[-1]["text"]
+            reply = {
+                "choices": [{"message": {"role": "assistant", "content": f"echo: {text}"}}],
+                "usage": {"prompt_tokens": 11, "completion_tokens": 3},
+            }
+            self.send_json(200, reply, {})
+
+        def send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Handler
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[ChatServer, str]]:
+    state = ChatServer()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(state))
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield state, f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def backend(url: str, **settings: Any) -> OpenAICompatible:
+    defaults = {"backoff_s": 0.01, "timeout_s": 5.0}
+    return OpenAICompatible(
+        "served", HTTPSettings(base_url=url, model="tiny", **{**defaults, **settings})
+    )
+
+
+def ask(question: str, pages: list[str] = ()) -> ChatRequest:
+    parts = [Part.of_image(page, "Revenue 2021: 120") for page in pages]
+    return ChatRequest((Message.user(*parts, question),), Generation(max_new_tokens=8))
+
+
+def test_pages_go_inline_under_the_pixel_budget(
+    server: tuple[ChatServer, str], tmp_path: Path
+) -> None:
+    state, url = server
+    page = str(write_page(tmp_path / "page.png", (1280, 720)))
+    completion = backend(url, max_pixels=320 * 180).generate([ask("Revenue?", [page])])[0]
+    assert completion.text == "echo: Revenue?"
+    assert (completion.usage.tokens_in, completion.usage.tokens_out) == (11, 3)
+    content = state.bodies[0]["messages"][0]["content"]
+    assert [c["type"] for c in content] == ["image_url", "text"]
+    prefix, data = content[0]["image_url"]["url"].split(",", 1)
+    assert prefix == "data:image/png;base64"
+    image = Image.open(io.BytesIO(base64.b64decode(data)))
+    assert image.width * image.height <= 320 * 180 and image.width / image.height == pytest.approx(
+        1280 / 720, rel=0.02
+    )
+    body = state.bodies[0]
+    assert (body["model"], body["max_tokens"], body["temperature"]) == ("tiny", 8, 0.0)
+
+
+def test_text_only_server_reads_pages_as_marked_ocr_text(
+    server: tuple[ChatServer, str], tmp_path: Path
+) -> None:
+    state, url = server
+    page = str(write_page(tmp_path / "page.png"))
+    completion = backend(url, vision=False).generate([ask("Revenue?", [page])])[0]
+    content = state.bodies[0]["messages"][0]["content"]
+    assert isinstance(content, str) and "[image shown as its OCR text]" in content
+    assert "Revenue 2021: 120" in content and completion.usage.images_as_text == 1
+
+
+def test_429_and_500_are_retried_with_backoff(server: tuple[ChatServer, str]) -> None:
+    state, url = server
+    state.plan = [429, 500, 503]
+    completion = backend(url, max_retries=3).generate([ask("Retry?")])[0]
+    assert completion.text == "echo: Retry?" and len(state.bodies) == 4
+
+
+def test_too_many_failures_name_the_model_and_the_fix(server: tuple[ChatServer, str]) -> None:
+    state, url = server
+    state.plan = [500, 500, 500]
+    with pytest.raises(
+        RuntimeError, match=r"model served: no answer from .* after 3 tries.*max_retries"
+    ):
+        backend(url, max_retries=2).generate([ask("Down?")])
+    assert len(state.bodies) == 3
+
+
+def test_client_errors_fail_at_once(server: tuple[ChatServer, str]) -> None:
+    state, url = server
+    state.plan = [400]
+    with pytest.raises(RuntimeError, match=r"model served: HTTP 400 .*scripted 400"):
+        backend(url).generate([ask("Bad?")])
+    assert len(state.bodies) == 1
+
+
+def test_a_request_that_times_out_is_retried(server: tuple[ChatServer, str]) -> None:
+    state, url = server
+    state.plan = [("sleep", 1.5)]
+    started = time.perf_counter()
+    completion = backend(url, timeout_s=0.5, max_retries=1).generate([ask("Slow?")])[0]
+    assert completion.text == "echo: Slow?" and len(state.bodies) == 2
+    assert time.perf_counter() - started < 1.4  # did not wait for the slow answer
+    state.plan = [("sleep", 1.5), ("sleep", 1.5)]
+    with pytest.raises(RuntimeError, match=r"timed out after 0.5 s"):
+        backend(url, timeout_s=0.5, max_retries=1).generate([ask("Slower?")])
+
+
+def test_no_more_than_concurrency_requests_in_flight(server: tuple[ChatServer, str]) -> None:
+    state, url = server
+    state.hold_s = 0.2
+    answers = backend(url, concurrency=3).generate([ask(f"q{i}") for i in range(9)])
+    assert [a.text for a in answers] == [f"echo: q{i}" for i in range(9)]  # in order
+    assert state.most_in_flight == 3
+
+
+def test_the_key_reaches_the_server_and_no_written_file(
+    server: tuple[ChatServer, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, url = server
+    monkeypatch.setenv("DOCQA_TEST_KEY", SECRET)
+    log_file = tmp_path / "job.log"
+    handler = logging.FileHandler(log_file)
+    logging.getLogger().addHandler(handler)
+    logging.getLogger().setLevel(logging.DEBUG)
+    state.plan = [429, 401]
+    entry = {
+        "backend": "openai",
+        "base_url": url,
+        "model": "tiny",
+        "api_key_env": "DOCQA_TEST_KEY",
+        "backoff_s": 0.01,
+        "max_retries": 2,
+    }
+    prepare_model("hosted", entry, tmp_path / "models" / "hosted")
+    hosted = create_backend(entry, tmp_path / "models" / "hosted")
+
+    async def run() -> tuple[Completion, BaseException]:
+        client = ModelClient(hosted, ResponseCache(tmp_path / "cache.sqlite"))
+        try:
+            refused = await asyncio.gather(client.complete(ask("Key?")), return_exceptions=True)
+            return await client.complete(ask("Key again?")), refused[0]
+        finally:
+            await client.close()
+
+    try:
+        completion, refused = asyncio.run(run())
+    finally:
+        logging.getLogger().removeHandler(handler)
+        handler.close()
+    assert isinstance(refused, RuntimeError) and "DOCQA_TEST_KEY" in str(refused)
+    assert SECRET not in str(refused)
+    (tmp_path / "results.json").write_text(
+        json.dumps({"text": completion.text, "identity": hosted.identity, "error": str(refused)})
+    )
+    assert state.auth == [f"Bearer {SECRET}"] * 3
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(written) >= 4  # card, cache (+ WAL), log, results
+    for path in written:
+        assert SECRET.encode() not in path.read_bytes(), path
+
+
+def test_a_missing_key_variable_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DOCQA_ABSENT_KEY", raising=False)
+    with pytest.raises(
+        RuntimeError, match=r"model served: the environment variable DOCQA_ABSENT_KEY"
+    ):
+        backend("http://127.0.0.1:9/v1", api_key_env="DOCQA_ABSENT_KEY")

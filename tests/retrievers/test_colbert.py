@@ -1,0 +1,53 @@
+"""ColBERT through sentence-transformers' MultiVectorEncoder, on a tiny random encoder."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from sample_document import NO_TEXT_PAGE, TEXTS
+
+from docqa.retrievers import IndexedPage, create_retriever
+
+
+def test_scores_are_the_encoders_maxsim_and_empty_pages_rank_last(
+    document: list[IndexedPage], colbert_encoder: Path, tmp_path: Path
+) -> None:
+    from sentence_transformers import MultiVectorEncoder
+
+    retriever = create_retriever({"type": "colbert", "model": str(colbert_encoder)})
+    retriever.build(document, tmp_path / "doc")
+    searcher = retriever.load(tmp_path / "doc")
+    query = "hiring plan for engineering"
+    scores = searcher.vectors.maxsim(searcher.encode_query(query)).tolist()
+
+    encoder = MultiVectorEncoder(str(colbert_encoder), device="cpu")
+    pages = encoder.encode_document(TEXTS[:NO_TEXT_PAGE])
+    expected = encoder.similarity(encoder.encode_query([query]), pages)[0]
+    assert scores[:NO_TEXT_PAGE] == pytest.approx(expected.tolist(), rel=2e-3)
+    assert scores[NO_TEXT_PAGE] == -math.inf
+    ranking = searcher.search(query, len(TEXTS))
+    assert sorted(ranking) == list(range(len(TEXTS))) and ranking[-1] == NO_TEXT_PAGE
+
+
+def test_a_long_page_keeps_the_vectors_of_all_its_chunks(
+    document: list[IndexedPage], colbert_encoder: Path, tmp_path: Path
+) -> None:
+    from safetensors.torch import load_file
+
+    words = " ".join(["revenue north south"] * 20)  # 60 words: 3 chunks of 25
+    retriever = create_retriever(
+        {"type": "colbert", "model": str(colbert_encoder), "chunk_words": 25}
+    )
+    retriever.build([IndexedPage(words, document[0].image)], tmp_path / "doc")
+    lengths = load_file(tmp_path / "doc" / "vectors.safetensors")["lengths"].tolist()
+    one_chunk = create_retriever({"type": "colbert", "model": str(colbert_encoder)})
+    one_chunk.build([IndexedPage(words, document[0].image)], tmp_path / "whole")
+    whole = load_file(tmp_path / "whole" / "vectors.safetensors")["lengths"].tolist()
+    assert lengths[0] > whole[0]  # three chunks, each with its own markers, vs one
+
+
+def test_the_model_is_required(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="it takes: model, device, batch_size, chunk_words"):
+        create_retriever({"type": "colbert"})

@@ -1,0 +1,77 @@
+"""Dense text retrieval: the packaged all-MiniLM-L6-v2 for meaning, a tiny random encoder for
+the mechanics (scores, chunks, pages without text, stale indexes)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from sample_document import NO_TEXT_PAGE, TEXTS
+
+from docqa.retrievers import IndexedPage, create_retriever
+
+FILLER = "The committee reviewed the minutes of the previous meeting and approved them. " * 30
+
+
+def build(entry: dict, pages: list[IndexedPage], folder: Path):
+    retriever = create_retriever({"type": "dense_text", **entry})
+    retriever.build(pages, folder)
+    return retriever.load(folder)
+
+
+def test_the_packaged_model_finds_pages_by_meaning(
+    document: list[IndexedPage], tmp_path: Path
+) -> None:
+    searcher = build({}, document, tmp_path / "doc")
+    assert searcher.pages == len(TEXTS)
+    assert searcher.search("How many people work in engineering?", 1) == [3]
+    assert searcher.search("What is on the agenda of the quarterly meeting?", 1) == [0]
+    assert searcher.search("How many people work in engineering?", 5)[-1] == NO_TEXT_PAGE
+
+
+def test_long_pages_are_read_to_the_end(document: list[IndexedPage], tmp_path: Path) -> None:
+    image = document[0].image
+    pages = [
+        IndexedPage(FILLER, image),
+        IndexedPage(FILLER + "The engineering team hired 42 new people this year.", image),
+        IndexedPage("Revenue by region", image),
+    ]
+    query = "How many people did the engineering team hire?"
+    assert build({}, pages, tmp_path / "chunked").search(query, 1) == [1]
+    # one chunk per page: the sentence lies past the encoder's 256 tokens and is never seen
+    whole = build({"chunk_words": 10_000}, pages, tmp_path / "whole")
+    assert whole.search(query, 1) != [1]
+
+
+def test_scores_are_the_encoders_cosine_similarity(
+    document: list[IndexedPage], sentence_encoder: Path, tmp_path: Path
+) -> None:
+    from sentence_transformers import SentenceTransformer, util
+
+    searcher = build({"model": str(sentence_encoder)}, document, tmp_path / "doc")
+    query = "revenue north"
+    scores = searcher.vectors.maxsim(searcher.encode_query(query)).tolist()
+    encoder = SentenceTransformer(str(sentence_encoder), device="cpu")
+    expected = util.cos_sim(encoder.encode(query), encoder.encode(TEXTS[:NO_TEXT_PAGE]))[0]
+    assert scores[:NO_TEXT_PAGE] == pytest.approx(expected.tolist(), abs=2e-3)
+    assert scores[NO_TEXT_PAGE] == -math.inf  # an empty page: nothing to match
+    assert searcher.search(query, 5)[-1] == NO_TEXT_PAGE
+
+
+def test_an_index_is_loaded_only_with_the_settings_it_was_built_with(
+    document: list[IndexedPage], sentence_encoder: Path, tmp_path: Path
+) -> None:
+    build({"model": str(sentence_encoder)}, document, tmp_path / "doc")
+    entry = {"type": "dense_text", "model": str(sentence_encoder), "chunk_words": 7}
+    other = create_retriever(entry)
+    with pytest.raises(ValueError, match="chunk_words=150 but is loaded with chunk_words=7"):
+        other.load(tmp_path / "doc")
+
+
+def test_a_missing_model_folder_names_the_option(
+    document: list[IndexedPage], tmp_path: Path
+) -> None:
+    retriever = create_retriever({"type": "dense_text", "model": str(tmp_path / "nowhere")})
+    with pytest.raises(FileNotFoundError, match="set `model:` to a local folder"):
+        retriever.build(document, tmp_path / "doc")

@@ -1,0 +1,182 @@
+"""Trace pages: any method's trace as self-contained HTML, and the ``docqa traces`` command."""
+
+from __future__ import annotations
+
+import base64
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from docqa.cli import main
+from docqa.document import Page
+from docqa.jsonl import write_jsonl
+from docqa.prediction import Prediction, Usage
+from docqa.question import Question
+from docqa.traces import render_trace_html, usage_line
+
+QUESTION = Question("q<1>", "deck", "What is <b>2020</b> revenue?", "42", "Int", [1])
+
+
+def make_pages(folder: Path, count: int = 3, thumbnails: bool = True) -> list[Page]:
+    folder.mkdir(parents=True, exist_ok=True)
+    pages = []
+    for index in range(count):
+        image = folder / f"page-{index}.png"
+        Image.new("RGB", (60, 40), (index * 60, 0, 0)).save(image)
+        thumb = folder / f"thumb-{index}.png"
+        if thumbnails:
+            Image.new("RGB", (12, 8), (index * 60, 0, 0)).save(thumb)
+        pages.append(Page("deck", index, str(image), 60, 40, 72, str(thumb)))
+    return pages
+
+
+PREDICTION = Prediction(
+    "q<1>",
+    "42",
+    pages=[1, 2],
+    trace=[
+        {"step": "retrieve", "retriever": "bm25", "pages": [1, 2]},
+        {
+            "step": "agent",
+            "agent": "critical",
+            "model": "vlm",
+            "input": "[user]\n<script>alert(1)</script>",
+            "output": '{"text": "a"}',
+            "usage": {"calls": 1, "tokens_in": 812, "tokens_out": 40, "seconds": 2.125},
+            "fallbacks": ["clue_incomplete"],
+            "clues": {"text": "a", "image": ""},
+            "pages": [],
+        },
+        {"action": "navigate", "pages": [7]},  # a page the document does not have
+        {"output": "no name"},
+    ],
+    usage=Usage(calls=5, tokens_in=900, tokens_out=80, seconds=3.5, fallbacks=1),
+)
+
+
+class Tags(HTMLParser):
+    """Collects start tags and checks that every opened section is closed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.open_sections = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self.open_sections += tag == "section"
+
+    def handle_endtag(self, tag: str) -> None:
+        self.open_sections -= tag == "section"
+
+
+def parse(html: str) -> Tags:
+    tags = Tags()
+    tags.feed(html)
+    return tags
+
+
+def test_a_trace_page_shows_every_step_with_its_fields(tmp_path: Path) -> None:
+    pages = make_pages(tmp_path / "pages")
+    out = render_trace_html(PREDICTION, QUESTION, pages, tmp_path / "html" / "q1.html")
+    html = out.read_text()
+    tags = parse(html)
+    assert [t for t, _ in tags.tags].count("section") == 4 and tags.open_sections == 0
+    assert "1. retrieve</h2>" in html and "2. agent: critical</h2>" in html
+    assert "3. navigate</h2>" in html and "4. step</h2>" in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>" not in html
+    assert "What is &lt;b&gt;2020&lt;/b&gt; revenue?" in html
+    assert '<span class="fallback">clue_incomplete</span>' in html
+    assert "calls 1 · tokens in 812 · tokens out 40 · 2.12 s" in html
+    assert "&quot;image&quot;: &quot;&quot;" in html  # a dict field shown as JSON
+    assert "page 8<br>no image" in html  # a page the document lacks
+    assert "evidence pages</td><td>2</td>" in html  # 1-based for the reader
+
+
+def test_thumbnails_are_embedded_and_link_to_the_page_image(tmp_path: Path) -> None:
+    pages = make_pages(tmp_path / "pages")
+    out = render_trace_html(PREDICTION, QUESTION, pages, tmp_path / "html" / "q1.html")
+    images = [attrs for tag, attrs in parse(out.read_text()).tags if tag == "img"]
+    links = [attrs["href"] for tag, attrs in parse(out.read_text()).tags if tag == "a"]
+    # pages used (1, 2), then the retrieve step's pages (1, 2)
+    assert [a["alt"] for a in images] == ["page 2 (evidence)", "page 3"] * 2
+    data = images[1]["src"]
+    assert data.startswith("data:image/png;base64,")
+    assert base64.b64decode(data.split(",", 1)[1]) == Path(pages[2].thumbnail).read_bytes()
+    assert links[:2] == ["../pages/page-1.png", "../pages/page-2.png"]
+
+
+def test_without_thumbnails_the_page_image_is_embedded(tmp_path: Path) -> None:
+    pages = make_pages(tmp_path / "pages", thumbnails=False)
+    out = render_trace_html(PREDICTION, QUESTION, pages, tmp_path / "q1.html")
+    image = next(attrs for tag, attrs in parse(out.read_text()).tags if tag == "img")
+    assert base64.b64decode(image["src"].split(",", 1)[1]) == Path(pages[1].image).read_bytes()
+
+
+def test_an_error_and_an_empty_answer_are_shown(tmp_path: Path) -> None:
+    failed = Prediction("q<1>", "", error="RuntimeError: out of memory")
+    html = render_trace_html(failed, QUESTION, [], tmp_path / "q.html").read_text()
+    assert '<p class="error">error: RuntimeError: out of memory</p>' in html
+    assert "predicted answer</td><td>(empty)</td>" in html
+    assert "cost</td><td>no model calls</td>" in html
+
+
+def test_usage_line_leaves_out_zeros() -> None:
+    assert usage_line(Usage(calls=2, cached_calls=2).to_dict()) == "calls 2 · cached 2"
+    assert usage_line({}) == "no model calls"
+
+
+# --- the command ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def run_folder(tmp_path: Path) -> Path:
+    """A results folder laid out as the pipeline writes it, with two predictions."""
+    results = tmp_path / "results"
+    pages = make_pages(results / "pages" / "ds" / "deck")
+    write_jsonl(results / "pages" / "ds" / "pages.jsonl", [p.to_dict() for p in pages])
+    other = Question("q/2", "deck", "Who?", ["Ann", "Bo"], "List", [0])
+    write_jsonl(results / "data" / "ds" / "questions.jsonl", [QUESTION.to_dict(), other.to_dict()])
+    run = results / "runs" / "ds" / "mdocagent_top1" / "tiny"
+    write_jsonl(
+        run / "predictions.jsonl",
+        [PREDICTION.to_dict(), Prediction("q/2", "Ann", [0], [{"step": "read"}]).to_dict()],
+    )
+    return run
+
+
+def test_docqa_traces_renders_every_question_and_an_index(run_folder: Path) -> None:
+    assert main(["traces", str(run_folder / "predictions.jsonl")]) == 0
+    traces = run_folder / "traces"
+    assert sorted(p.name for p in traces.iterdir()) == ["index.html", "q_1.html", "q_2.html"]
+    index = (traces / "index.html").read_text()
+    assert [a["href"] for t, a in parse(index).tags if t == "a"] == ["q_1.html", "q_2.html"]
+    assert "<td>Ann, Bo</td>" in index and "calls 5" in index
+
+
+def test_docqa_traces_renders_chosen_questions_of_a_partial_file(
+    run_folder: Path, tmp_path: Path
+) -> None:
+    partial = run_folder / "predictions.jsonl.partial"
+    partial.write_text(
+        json.dumps({"fingerprint": "x"}) + "\n" + json.dumps(PREDICTION.to_dict()) + "\n"
+    )
+    out = tmp_path / "chosen"
+    assert main(["traces", str(partial), "--question", "q<1>", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["index.html", "q_1.html"]
+
+
+def test_docqa_traces_errors_name_what_to_do(
+    run_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    predictions = run_folder / "predictions.jsonl"
+    assert main(["traces", str(predictions), "--question", "nope"]) == 2
+    assert "no prediction for question(s) ['nope']" in capsys.readouterr().out
+    elsewhere = tmp_path / "predictions.jsonl"
+    elsewhere.write_text(predictions.read_text())
+    assert main(["traces", str(elsewhere)]) == 2
+    assert "give --questions and --pages" in capsys.readouterr().out
+    assert main(["traces", str(tmp_path / "missing.jsonl")]) == 2
