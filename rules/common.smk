@@ -107,7 +107,8 @@ def failure_files():
 
 def report_outputs():
     figures = [f"results/figures/{name}.{ext}" for name in FIGURES for ext in ("png", "pdf")]
-    return ["results/tables/results.csv", "results/tables/results.md"] + figures
+    tables = [f"results/tables/{name}.{ext}" for name in ("results", "retrieval") for ext in ("csv", "md")]
+    return tables + figures
 
 
 FIGURES = ("score_by_kind", "retrieval_recall")

@@ -7,6 +7,8 @@ rule report:
     output:
         csv="results/tables/results.csv",
         markdown="results/tables/results.md",
+        retrieval_csv="results/tables/retrieval.csv",
+        retrieval_markdown="results/tables/retrieval.md",
         **{
             f"{name}_{ext}": f"results/figures/{name}.{ext}"
             for name in FIGURES

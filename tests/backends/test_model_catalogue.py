@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 from snakemake.utils import validate
-from workflow import default_config
+from workflow import default_config, snakemake, workflow_copy
 
 from docqa.config_check import check_references
 
@@ -70,3 +70,19 @@ def test_a_bad_model_entry_is_refused_by_name(entry: dict[str, Any], named: str)
     config["models"]["broken"] = entry
     with pytest.raises(Exception, match=named):
         validate(config, SCHEMA)
+
+
+def test_snakemake_plans_a_catalogue_model_with_its_preparation(tmp_path: Path) -> None:
+    work = workflow_copy(tmp_path)
+    grid = (
+        "experiments=[{datasets: [synthslides], methods: [oracle_pages], "
+        "models: [qwen2.5-vl-7b-nf4]}]"
+    )
+    result = snakemake(
+        work, "-n", "--configfile", "config/config.yaml", "config/models.yaml", "--config", grid
+    )
+    assert result.returncode == 0, result.stderr
+    assert "results/models/qwen2.5-vl-7b-nf4" in result.stdout
+    assert (
+        "results/runs/synthslides/oracle_pages/qwen2.5-vl-7b-nf4/predictions.jsonl" in result.stdout
+    )

@@ -83,6 +83,9 @@ def test_arguments_are_coerced_to_zero_based_pages_or_refused() -> None:
         "goal": "7",
     }
     assert check_call("extract", {"pages": 3}, state, ALL) == {"pages": [2]}
+    assert check_call("extract", {"page": 3}, state, ALL) == {"pages": [2]}  # the alias
+    state.mark_read([2])
+    assert check_call("focus", {"pages": [5]}, state, ALL) == {"page": 4}
     for arguments, kind in [
         ({"pages": [True]}, "bad_arguments"),
         ({"pages": [0]}, "page_out_of_range"),

@@ -233,7 +233,10 @@ def test_every_failure_is_answered_counted_and_survived(acme: DocumentEnv, tmp_p
         "ignored pages outside the document: 9; ignored pages not shown: 5"
     )
     assert steps[3]["fallbacks"] == ["page_out_of_range", "bad_reply"]
-    assert outputs[4] == "error (bad_arguments): extract needs the argument 'pages'"
+    assert outputs[4] == (
+        "error (bad_arguments): extract needs the argument 'pages'; write it as "
+        'extract {"pages": [2, 5], "goal": "what to collect"}'
+    )
     assert outputs[5] == "error (bad_arguments): extract: 'pages' must hold page numbers"
     assert outputs[6] == (
         "error (page_out_of_range): page 99 is outside the document, which has pages 1 to 6"
@@ -264,12 +267,14 @@ def test_the_same_refused_call_again_is_a_loop(acme: DocumentEnv, tmp_path: Path
     backend = ScriptedBackend([decision("navigate", {}), "4\nMore: no", wrong, wrong, wrong])
     prediction = run(DocPilot(max_steps=4, crops_dir=str(tmp_path)), acme, backend)
     outputs = [step["output"] for step in prediction.trace[1:-1]]
+    missing = (
+        "extract needs the argument 'pages'; write it as "
+        'extract {"pages": [2, 5], "goal": "what to collect"}'
+    )
     assert outputs == [
-        "error (bad_arguments): extract needs the argument 'pages'",
-        "error (repeated_action): the same call was refused before: "
-        "extract needs the argument 'pages'",
-        "error (repeated_action): the same call was refused before: "
-        "extract needs the argument 'pages'",
+        f"error (bad_arguments): {missing}",
+        f"error (repeated_action): the same call was refused before: {missing}",
+        f"error (repeated_action): the same call was refused before: {missing}",
     ]
     failures = summary_of(prediction)["failures"]
     assert failures["bad_arguments"] == 1 and failures["repeated_action"] == 2

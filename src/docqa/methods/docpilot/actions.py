@@ -12,7 +12,8 @@ Availability (decided here, the paper only says it is state-conditioned):
   the last evidence came in: every answer is checked against the evidence it rests on.
 
 Arguments are JSON objects; page numbers are 1-based as models read them, 0-based after
-checking. Unknown keys are ignored; strings are cut at ``MAX_TEXT``.
+checking. Unknown keys are ignored; strings are cut at ``MAX_TEXT``; ``page`` and ``pages``
+stand for each other (one page is a list of one, a list of one is a page).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ ACTION_NAMES = ("navigate", "extract", "focus", "solve", "analyze", "answer")
 #: the actions an ablation may take away; the others make the loop
 OPTIONAL_ACTIONS = ("analyze", "focus", "solve")
 MAX_TEXT = 300
+#: the other name a model may give an argument (``page`` for ``pages`` and back)
+ALIASES = {"pages": "page", "page": "pages"}
 
 #: failure kinds, each counted in the summary and answered with a defined observation
 INVALID_ACTION = "invalid_action"  # no action could be read from the reply, or an unknown one
@@ -65,8 +68,13 @@ class Argument:
 class ActionSpec:
     name: str
     arguments: tuple[Argument, ...]
-    #: how the orchestrator prompt lists the action
-    usage: str
+    #: a call with example arguments, and what the action does (for the orchestrator prompt)
+    call: str
+    purpose: str
+
+    @property
+    def usage(self) -> str:
+        return f"{self.call}: {self.purpose}"
 
 
 SPECS = {
@@ -75,8 +83,8 @@ SPECS = {
         ActionSpec(
             "navigate",
             (Argument("query", "text", required=False),),
-            'navigate {"query": "what to look for"}: see overview grids and thumbnails of pages '
-            "not shown yet and pick candidate pages",
+            'navigate {"query": "what to look for"}',
+            "see overview grids and thumbnails of pages not shown yet and pick candidate pages",
         ),
         ActionSpec(
             "extract",
@@ -85,31 +93,33 @@ SPECS = {
                 Argument("goal", "text", required=False),
                 Argument("region", "box", required=False),
             ),
-            'extract {"pages": [2, 5], "goal": "what to collect"}: read candidate pages and '
-            'collect evidence; with one page, "region": [x0, y0, x1, y1] (thousandths of the '
-            "page) reads only that part",
+            'extract {"pages": [2, 5], "goal": "what to collect"}',
+            'read candidate pages and collect evidence; with one page, "region": '
+            "[x0, y0, x1, y1] (thousandths of the page) reads only that part",
         ),
         ActionSpec(
             "focus",
             (Argument("page", "page"), Argument("goal", "text", required=False)),
-            'focus {"page": 5, "goal": "what to inspect"}: crop, zoom into or split a region of a '
-            "candidate page to read its details",
+            'focus {"page": 5, "goal": "what to inspect"}',
+            "crop, zoom into or split a region of a candidate page to read its details",
         ),
         ActionSpec(
             "solve",
             (Argument("task", "text"),),
-            'solve {"task": "what to compute"}: compute with Python over the collected evidence',
+            'solve {"task": "what to compute"}',
+            "compute with Python over the collected evidence",
         ),
         ActionSpec(
             "analyze",
             (Argument("answer", "text"),),
-            'analyze {"answer": "a candidate answer"}: check that it is grounded in the evidence '
-            "and that the search covered enough",
+            'analyze {"answer": "a candidate answer"}',
+            "check that it is grounded in the evidence and that the search covered enough",
         ),
         ActionSpec(
             "answer",
             (Argument("answer", "text"),),
-            'answer {"answer": "the final answer"}: give the final answer and stop',
+            'answer {"answer": "the final answer"}',
+            "give the final answer and stop",
         ),
     )
 }
@@ -146,10 +156,14 @@ def check_call(
         raise ActionError(BAD_ARGUMENTS, f"the arguments of {action} must be a JSON object")
     arguments = {}
     for argument in SPECS[action].arguments:
-        value = raw.get(argument.name)
+        value = raw.get(argument.name, raw.get(ALIASES.get(argument.name, "")))
         if value is None or value == "" or value == []:
             if argument.required:
-                raise ActionError(BAD_ARGUMENTS, f"{action} needs the argument {argument.name!r}")
+                raise ActionError(
+                    BAD_ARGUMENTS,
+                    f"{action} needs the argument {argument.name!r}; write it as "
+                    + SPECS[action].call,
+                )
             continue
         arguments[argument.name] = _convert(action, argument, value, state.num_pages)
     _check_pages(action, arguments, state)

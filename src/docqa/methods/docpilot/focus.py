@@ -45,48 +45,14 @@ NO_TEXT = "(no text was found here)"
 async def focus(ctx: Context, arguments: dict) -> Observation:
     page = arguments["page"]
     goal = arguments.get("goal") or ctx.question.question
-    record = ctx.env.pages[page]
     usage = Usage()
-    plan_reply = await ask(
-        ctx.client,
-        [
-            FOCUS_PLANNER.format(max_ops=ctx.settings.max_focus_crops),
-            f"Page {page + 1}, its text lines with their boxes:\n",
-            Part.of_image(
-                record.image, with_boxes(page_lines(ctx.env, page), MAX_LINES) or NO_TEXT
-            ),
-            f"Goal: {goal}\nOperations:",
-        ],
-        PLAN_TOKENS,
-        FOCUS_STOP,
-        usage,
-    )
-    plan = first_json(plan_reply, "[")
-    regions, invalid = plan_regions(
-        plan if plan is not None else first_json(plan_reply, "{"),
-        ctx.settings.focus_zoom,
-        ctx.settings.max_focus_crops,
-    )
-    fallbacks = [BAD_REPLY] if invalid else []
-    if not regions:
-        regions = [Region(WHOLE_PAGE, ctx.settings.focus_zoom, "zoom")]
-
-    folder = crops_folder(ctx.settings.crops_dir, ctx.env.document)
-    crops = [
-        await run_tool(render_region, Path(ctx.env.document.path), record, r, folder)
-        for r in regions
-    ]
-    texts = [
-        await run_tool(_crop_text, path, ctx.env.document.doc_id, page, dpi)
-        if not ctx.reads_images
-        else ""
-        for path, dpi, _ in crops
-    ]
+    regions, plan_reply, fallbacks = await _plan(ctx, page, goal, usage)
+    crops = await _render(ctx, page, regions)
     parts: list[Part | str] = [FOCUS_READER]
-    for number, (region, (path, _, _), text) in enumerate(zip(regions, crops, texts), start=1):
+    for number, (region, crop) in enumerate(zip(regions, crops), start=1):
         parts += [
             f"### Crop {number} of page {page + 1} ({region.operation})\n",
-            Part.of_image(str(path), "" if ctx.reads_images else text or NO_TEXT),
+            Part.of_image(crop["image"], "" if ctx.reads_images else crop["ocr_text"] or NO_TEXT),
         ]
     parts.append(f"Question: {ctx.question.question.strip()}\nGoal: {goal}\nFacts:")
     reply = await ask(ctx.client, parts, READ_TOKENS, FACTS_STOP, usage)
@@ -97,11 +63,54 @@ async def focus(ctx: Context, arguments: dict) -> Observation:
     inspected = "; ".join(region.describe() for region in regions)
     observation.text = f"inspected p. {page + 1}: {inspected}; {observation.text}"
     observation.usage = usage
-    observation.images = [str(path) for path, _, _ in crops]
+    observation.images = [crop["image"] for crop in crops]
     observation.fallbacks = fallbacks
-    observation.details = {
-        "plan": plan_reply.strip(),
-        "crops": [
+    observation.details = {"plan": plan_reply.strip(), "crops": crops}
+    return observation
+
+
+async def _plan(
+    ctx: Context, page: int, goal: str, usage: Usage
+) -> tuple[list[Region], str, list[str]]:
+    """The planner's regions (or the fallback: one zoom on the whole page), its reply, and
+    the failure kinds of its unusable operations."""
+    lines = with_boxes(page_lines(ctx.env, page), MAX_LINES)
+    reply = await ask(
+        ctx.client,
+        [
+            FOCUS_PLANNER.format(max_ops=ctx.settings.max_focus_crops),
+            f"Page {page + 1}, its text lines with their boxes:\n",
+            Part.of_image(ctx.env.pages[page].image, lines or NO_TEXT),
+            f"Goal: {goal}\nOperations:",
+        ],
+        PLAN_TOKENS,
+        FOCUS_STOP,
+        usage,
+    )
+    plan = first_json(reply, "[")
+    regions, invalid = plan_regions(
+        plan if plan is not None else first_json(reply, "{"),
+        ctx.settings.focus_zoom,
+        ctx.settings.max_focus_crops,
+    )
+    if not regions:
+        regions = [Region(WHOLE_PAGE, ctx.settings.focus_zoom, "zoom")]
+    return regions, reply, [BAD_REPLY] if invalid else []
+
+
+async def _render(ctx: Context, page: int, regions: list[Region]) -> list[dict]:
+    """Each region rendered, and (for a text-only model) OCRed at its own dpi."""
+    record, document = ctx.env.pages[page], ctx.env.document
+    folder = crops_folder(ctx.settings.crops_dir, document)
+    crops = []
+    for region in regions:
+        path, dpi, origin = await run_tool(
+            render_region, Path(document.path), record, region, folder
+        )
+        text = (
+            "" if ctx.reads_images else await run_tool(_crop_text, path, document.doc_id, page, dpi)
+        )
+        crops.append(
             {
                 "image": str(path),
                 "box": list(region.box),
@@ -110,10 +119,8 @@ async def focus(ctx: Context, arguments: dict) -> Observation:
                 "from": origin,
                 "ocr_text": text,
             }
-            for region, (path, dpi, origin), text in zip(regions, crops, texts)
-        ],
-    }
-    return observation
+        )
+    return crops
 
 
 def _crop_text(path: Path, doc_id: str, page: int, dpi: int) -> str:
