@@ -27,7 +27,9 @@ def model_source(wildcards):
 
 
 def model_threads(wildcards):
-    return config["models"][wildcards.model].get("threads", 2)
+    """A CPU model takes every core (one infer job at a time beats several sharing the cores);
+    a model entry's ``threads`` overrides it, e.g. for GPU models that need one core."""
+    return config["models"][wildcards.model].get("threads", workflow.cores)
 
 
 def model_gpus(wildcards):

@@ -180,3 +180,16 @@ def test_docqa_traces_errors_name_what_to_do(
     assert main(["traces", str(elsewhere)]) == 2
     assert "give --questions and --pages" in capsys.readouterr().out
     assert main(["traces", str(tmp_path / "missing.jsonl")]) == 2
+
+
+def test_crops_a_step_looked_at_are_shown(tmp_path: Path) -> None:
+    pages = make_pages(tmp_path / "pages")
+    crop = tmp_path / "crop-p2-zoom.png"
+    Image.new("RGB", (20, 10), (0, 0, 255)).save(crop)
+    prediction = Prediction(
+        "q<1>", "42", trace=[{"action": "focus", "images": [str(crop), str(tmp_path / "gone.png")]}]
+    )
+    html = render_trace_html(prediction, QUESTION, pages, tmp_path / "out" / "q.html").read_text()
+    encoded = base64.b64encode(crop.read_bytes()).decode("ascii")
+    assert f"data:image/png;base64,{encoded}" in html
+    assert "gone.png<br>no image" in html

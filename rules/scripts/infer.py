@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 from docqa.logs import setup_job_logging
@@ -5,7 +6,8 @@ from docqa.runner import ModelSpec, run_inference
 
 setup_job_logging(snakemake.log[0])
 params = snakemake.params
-threads = {"threads": snakemake.threads}
+# --cores may exceed the machine's cores; torch threads beyond them only contend
+threads = {"threads": min(snakemake.threads, os.cpu_count() or 1)}
 run_inference(
     questions=Path(snakemake.input.questions),
     documents=Path(snakemake.input.documents),

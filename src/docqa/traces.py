@@ -22,7 +22,9 @@ from docqa.prediction import Prediction
 from docqa.question import Question
 
 #: step keys shown by their own widget rather than as a plain field
-SHOWN_APART = ("step", "agent", "action", "input", "output", "pages", "usage", "fallbacks")
+SHOWN_APART = (
+    "step", "agent", "action", "input", "output", "pages", "images", "usage", "fallbacks"
+)
 
 #: usage fields and how a step's usage line shows them
 USAGE_FIELDS = (
@@ -131,6 +133,8 @@ def _step(number: int, step: dict[str, Any], thumbs: "_Thumbnails") -> str:
         parts.append(f"<p>fallbacks: {badges}</p>")
     if step.get("pages"):
         parts.append(thumbs.strip(step["pages"]))
+    if step.get("images"):
+        parts.append(_images(step["images"]))
     for key in ("input", "output"):
         if key in step:
             parts.append(f'<div class="label">{key}</div><pre>{escape(_as_text(step[key]))}</pre>')
@@ -138,6 +142,21 @@ def _step(number: int, step: dict[str, Any], thumbs: "_Thumbnails") -> str:
         parts.append(f'<p class="usage">{escape(usage_line(step["usage"]))}</p>')
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _images(paths: list[str]) -> str:
+    """Images a step looked at besides whole pages (crops, zooms), embedded as data URIs."""
+    figures = []
+    for path in paths:
+        caption = escape(Path(path).name)
+        if Path(path).is_file():
+            mime = mimetypes.guess_type(path)[0] or "image/png"
+            data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+            picture = f'<img src="data:{mime};base64,{data}" alt="{caption}">'
+        else:
+            picture = f'<div class="missing">{caption}<br>no image</div>'
+        figures.append(f"<figure>{picture}<figcaption>{caption}</figcaption></figure>")
+    return f'<div class="pages">{"".join(figures)}</div>'
 
 
 def _step_title(step: dict[str, Any]) -> str:
