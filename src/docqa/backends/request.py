@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-
 #: how a text-only backend shows an image part: the page's OCR text, marked as such
 IMAGE_AS_TEXT = "[image shown as its OCR text]\n{text}\n[end of image text]\n"
 

@@ -200,7 +200,9 @@ class TransformersLM(Backend):
 
         completions = []
         for row, request in enumerate(requests):
-            count = self._generated_count(generated[row], stopper.stopped_at[row], limits[row])
+            count = generated_count(
+                generated[row], stopper.stopped_at[row], limits[row], self._eos_ids
+            )
             text = self.tokenizer.decode(generated[row][:count], skip_special_tokens=True)
             ids, truncated = prompts[row]
             usage = Usage(
@@ -215,17 +217,6 @@ class TransformersLM(Backend):
                 Completion(cut_at_stop(text, request.generation.stop), usage, truncated)
             )
         return completions
-
-    def _generated_count(self, tokens: list[int], stopped_at: int | None, limit: int) -> int:
-        """Tokens the row really generated: up to its end-of-sequence token, its stop string or
-        its own ``max_new_tokens``, whichever came first (the rest is padding)."""
-        count = min(len(tokens), limit)
-        if stopped_at is not None:
-            count = min(count, stopped_at)
-        for position, token in enumerate(tokens[:count]):
-            if token in self._eos_ids:
-                return position + 1
-        return count
 
     def _peak_memory_mb(self) -> float:
         if self.device.type == "cuda":
@@ -281,6 +272,20 @@ def cut_middle(ids: list[int], limit: int, mark: list[int]) -> tuple[list[int], 
     head = keep // 2
     tail = keep - head
     return ids[:head] + mark + ids[len(ids) - tail :], len(ids) - keep
+
+
+def generated_count(
+    tokens: list[int], stopped_at: int | None, limit: int, eos_ids: set[int]
+) -> int:
+    """Tokens a batch row really generated: up to its end-of-sequence token, its stop string or
+    its own ``max_new_tokens``, whichever came first (the rest is padding)."""
+    count = min(len(tokens), limit)
+    if stopped_at is not None:
+        count = min(count, stopped_at)
+    for position, token in enumerate(tokens[:count]):
+        if token in eos_ids:
+            return position + 1
+    return count
 
 
 def cut_at_stop(text: str, stops: tuple[str, ...]) -> str:

@@ -40,7 +40,7 @@ from docqa.backends.model_families import family_of, image_token_id
 from docqa.backends.pixels import DEFAULT_MAX_PIXELS, check_pages, open_page
 from docqa.backends.quantization import check_precision
 from docqa.backends.request import ChatRequest
-from docqa.backends.transformers_lm import StopCriteria, cut_at_stop
+from docqa.backends.transformers_lm import StopCriteria, cut_at_stop, generated_count
 from docqa.prediction import Usage
 
 log = logging.getLogger(__name__)
@@ -268,7 +268,9 @@ class TransformersVLM(Backend):
 
         completions = []
         for row, request in enumerate(requests):
-            count = self._generated_count(generated[row], stopper.stopped_at[row], limits[row])
+            count = generated_count(
+                generated[row], stopper.stopped_at[row], limits[row], self._eos_ids
+            )
             text = self.processor.tokenizer.decode(generated[row][:count], skip_special_tokens=True)
             prompt = input_ids[row][inputs["attention_mask"][row].bool()]
             image_tokens = (
@@ -284,17 +286,6 @@ class TransformersVLM(Backend):
             )
             completions.append(Completion(cut_at_stop(text, request.generation.stop), usage))
         return completions
-
-    def _generated_count(self, tokens: list[int], stopped_at: int | None, limit: int) -> int:
-        """Tokens the row really generated: up to its end-of-sequence token, its stop string or
-        its own ``max_new_tokens``, whichever came first (the rest is padding)."""
-        count = min(len(tokens), limit)
-        if stopped_at is not None:
-            count = min(count, stopped_at)
-        for position, token in enumerate(tokens[:count]):
-            if token in self._eos_ids:
-                return position + 1
-        return count
 
 
 def _pixels(path: str) -> int:
