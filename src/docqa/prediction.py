@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterable
 
+from docqa.jsonl import read_jsonl, write_jsonl
 from docqa.records import Record
 
 
@@ -23,6 +26,8 @@ class Usage(Record):
     peak_memory_mb: float = 0.0
     #: replies the method could not use as they were and replaced by a defined fallback
     fallbacks: int = 0
+    #: requests that ran out of memory and were answered once more with a smaller pixel budget
+    budget_retries: int = 0
 
     def add(self, other: "Usage") -> None:
         self.calls += other.calls
@@ -34,6 +39,7 @@ class Usage(Record):
         self.seconds += other.seconds
         self.peak_memory_mb = max(self.peak_memory_mb, other.peak_memory_mb)
         self.fallbacks += other.fallbacks
+        self.budget_retries += other.budget_retries
 
 
 @dataclass(frozen=True)
@@ -53,3 +59,82 @@ class Prediction(Record):
         data = dict(data)
         data["usage"] = Usage.from_dict(data.get("usage", {}))
         return super().from_dict(data)
+
+
+# --- run-to-run varying measurements -----------------------------------------------------------
+#
+# Wall-clock seconds and peak memory differ on every run, so they stay out of predictions.jsonl
+# (a rerun reproduces it byte for byte) and go to <predictions>.timings.jsonl beside it: one row
+# per question, {"question_id": ..., "measured": {"usage.seconds": 1.2, "trace.1.usage.seconds":
+# 0.6, ...}}, each value under the path of the key it was taken from.
+
+#: keys whose values change from run to run, wherever they sit in a prediction row
+RUN_VARYING_KEYS = ("seconds", "peak_memory_mb")
+
+
+def split_run_varying(row: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The row without any ``RUN_VARYING_KEYS`` at any depth, and those values by their path."""
+    measured: dict[str, Any] = {}
+
+    def strip(value: Any, path: str) -> Any:
+        if isinstance(value, dict):
+            kept = {}
+            for key, item in value.items():
+                if key in RUN_VARYING_KEYS and not isinstance(item, (dict, list)):
+                    measured[f"{path}{key}"] = item
+                else:
+                    kept[key] = strip(item, f"{path}{key}.")
+            return kept
+        if isinstance(value, list):
+            return [strip(item, f"{path}{index}.") for index, item in enumerate(value)]
+        return value
+
+    return strip(row, ""), measured
+
+
+def join_run_varying(row: dict[str, Any], measured: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with the values ``split_run_varying`` took out put back (a deep copy)."""
+    joined = json.loads(json.dumps(row))
+    for path, value in measured.items():
+        *parents, key = path.split(".")
+        target = joined
+        for part in parents:
+            target = target[int(part)] if isinstance(target, list) else target[part]
+        target[key] = value
+    return joined
+
+
+def timings_path(predictions: Path) -> Path:
+    return predictions.with_name(predictions.stem + ".timings.jsonl")
+
+
+def write_predictions(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    """Write prediction rows to ``path`` without their run-varying values, and those values to
+    ``timings_path(path)``."""
+    stable, timings = [], []
+    for row in rows:
+        kept, measured = split_run_varying(row)
+        stable.append(kept)
+        timings.append({"question_id": row["question_id"], "measured": measured})
+    write_jsonl(path, stable)
+    write_jsonl(timings_path(path), timings)
+
+
+def read_timings(predictions: Path) -> dict[str, dict[str, Any]]:
+    """question id → its measured values (path → value) from the run's timings file."""
+    path = timings_path(predictions)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} is missing: the timings of {predictions} are written with it by the infer "
+            "rule; rerun that run (snakemake --forcerun infer) to measure them"
+        )
+    return {row["question_id"]: row["measured"] for row in read_jsonl(path)}
+
+
+def read_predictions_with_timings(predictions: Path) -> list[Prediction]:
+    """The run's predictions with their seconds and peak memory put back, in file order."""
+    timings = read_timings(predictions)
+    return [
+        Prediction.from_dict(join_run_varying(row, timings.get(row["question_id"], {})))
+        for row in read_jsonl(predictions)
+    ]

@@ -8,6 +8,7 @@ needs a few seconds of CPU and about 2 GB of memory wherever it runs.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import os
@@ -19,6 +20,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from backends.tiny_vlms import build_tiny_vlm, write_page  # noqa: E402
 
+from docqa.backends.cache import ResponseCache  # noqa: E402
+from docqa.backends.client import ModelClient  # noqa: E402
 from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
 from docqa.backends.vlm import TransformersVLM, VLMSettings  # noqa: E402
 
@@ -64,13 +67,26 @@ def test_out_of_memory_retries_that_request_once_with_a_smaller_budget(
         ChatRequest((Message.user(Part.of_image(p), "Q?"),), Generation(max_new_tokens=2))
         for p in (huge, small)
     ]
-    with caplog.at_level(logging.WARNING, logger="docqa.backends.vlm"):
-        completions = backend.generate(requests)
+    cache = ResponseCache(tmp_path / "responses.sqlite")
 
-    # the batch was split; only the huge page was retried, at the smaller budget
-    assert [r["images"] for r in backend.budget_retries] == [[huge]]
-    assert backend.budget_retries[0]["retried_at"] == 112 * 112
+    async def through_the_client() -> list:
+        client = ModelClient(backend, cache)
+        try:
+            return list(await asyncio.gather(*(client.complete(r) for r in requests)))
+        finally:
+            await client.close()
+
+    with caplog.at_level(logging.WARNING, logger="docqa.backends.vlm"):
+        completions = asyncio.run(through_the_client())
+
+    # the batch was split; only the huge page was retried, at the smaller budget, and recorded
+    assert [c.retried_max_pixels for c in completions] == [112 * 112, None]
+    assert [c.usage.budget_retries for c in completions] == [1, 0]
     assert completions[0].usage.image_tokens <= 112 * 112 // (28 * 28)
+    # the answer made at the smaller budget is not cached under the model's full identity
+    reopened = ResponseCache(tmp_path / "responses.sqlite")
+    assert reopened.get(backend.identity, requests[0]) is None
+    assert reopened.get(backend.identity, requests[1]) is not None
     assert completions[1].usage.tokens_out >= 1
     assert "model tiny-oom: out of memory" in caplog.text
     assert "retrying it once with max_pixels=12544" in caplog.text

@@ -84,3 +84,29 @@ def test_two_caches_on_one_file_write_concurrently(tmp_path: Path) -> None:
         thread.join()
     assert len(caches[0]) == 100
     assert caches[1].get(IDENTITY, request("question 149")).text == "49"  # type: ignore[union-attr]
+
+
+def test_images_read_as_text_survive_the_round_trip(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "responses.sqlite")
+    read_as_text = Completion(" 4", Usage(calls=1, tokens_in=7, tokens_out=2, images_as_text=3))
+    cache.put(IDENTITY, request(), read_as_text)
+    assert cache.get(IDENTITY, request()).usage.images_as_text == 3
+
+
+def test_a_cache_file_from_before_images_as_text_opens_and_misses(tmp_path: Path) -> None:
+    path = tmp_path / "responses.sqlite"
+    with sqlite3.connect(path) as old:  # the version-1 table, with one row
+        old.execute(
+            "CREATE TABLE responses (key TEXT PRIMARY KEY, text TEXT NOT NULL, "
+            "tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL, "
+            "image_tokens INTEGER NOT NULL, truncated_tokens INTEGER NOT NULL, "
+            "seconds REAL NOT NULL, created TEXT NOT NULL DEFAULT (datetime('now')))"
+        )
+        old.execute(
+            "INSERT INTO responses (key, text, tokens_in, tokens_out, image_tokens, "
+            "truncated_tokens, seconds) VALUES ('old', ' 4', 7, 2, 0, 0, 1.5)"
+        )
+    cache = ResponseCache(path)
+    assert len(cache) == 1 and cache.get(IDENTITY, request()) is None
+    cache.put(IDENTITY, request(), completion())
+    assert cache.get(IDENTITY, request()).text == " 4"

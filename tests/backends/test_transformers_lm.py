@@ -200,7 +200,7 @@ def test_settings_reject_unknown_values() -> None:
 def test_images_are_read_as_their_marked_ocr_text(lm: TransformersLM, tmp_path: Path) -> None:
     from PIL import Image
 
-    from docqa.backends.request import IMAGE_AS_TEXT, Message, Part
+    from docqa.backends.request import IMAGE_AS_TEXT
 
     page = tmp_path / "page.png"
     Image.new("RGB", (8, 8), "white").save(page)

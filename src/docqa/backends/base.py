@@ -16,11 +16,15 @@ class Completion:
 
     ``truncated_tokens`` counts the prompt tokens the backend cut (from the middle of the
     prompt) to fit the model's input limit; 0 when the whole prompt was read.
+    ``retried_max_pixels`` is the smaller pixel budget the answer was made with after the
+    request ran out of memory at the configured one; ``None`` when that did not happen. Such an
+    answer depends on the hardware as much as on the model, so the client does not cache it.
     """
 
     text: str
     usage: Usage = field(default_factory=Usage)
     truncated_tokens: int = 0
+    retried_max_pixels: int | None = None
 
 
 class Backend(ABC):

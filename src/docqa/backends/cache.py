@@ -20,7 +20,7 @@ from docqa.backends.request import ChatRequest
 from docqa.prediction import Usage
 
 #: bump when the meaning of a stored row changes, so old rows stop matching
-KEY_VERSION = 1
+KEY_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS responses (
     tokens_in INTEGER NOT NULL,
     tokens_out INTEGER NOT NULL,
     image_tokens INTEGER NOT NULL,
+    images_as_text INTEGER NOT NULL DEFAULT 0,
     truncated_tokens INTEGER NOT NULL,
     seconds REAL NOT NULL,
     created TEXT NOT NULL DEFAULT (datetime('now'))
@@ -55,24 +56,30 @@ class ResponseCache:
         self._db.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
         with self._lock, self._db:
             self._db.execute(SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
+            if "images_as_text" not in columns:  # a cache file written before KEY_VERSION 2
+                self._db.execute(
+                    "ALTER TABLE responses ADD COLUMN images_as_text INTEGER NOT NULL DEFAULT 0"
+                )
 
     def get(self, identity: dict[str, Any], request: ChatRequest) -> Completion | None:
         """The stored completion, as a cached call: no time spent, the original token counts."""
         with self._lock:
             row = self._db.execute(
-                "SELECT text, tokens_in, tokens_out, image_tokens, truncated_tokens "
-                "FROM responses WHERE key = ?",
+                "SELECT text, tokens_in, tokens_out, image_tokens, images_as_text, "
+                "truncated_tokens FROM responses WHERE key = ?",
                 (cache_key(identity, request),),
             ).fetchone()
         if row is None:
             return None
-        text, tokens_in, tokens_out, image_tokens, truncated = row
+        text, tokens_in, tokens_out, image_tokens, images_as_text, truncated = row
         usage = Usage(
             calls=1,
             cached_calls=1,
             tokens_in=tokens_in,
             tokens_out=tokens_out,
             image_tokens=image_tokens,
+            images_as_text=images_as_text,
         )
         return Completion(text, usage, truncated)
 
@@ -81,14 +88,15 @@ class ResponseCache:
         with self._lock, self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO responses "
-                "(key, text, tokens_in, tokens_out, image_tokens, truncated_tokens, seconds) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "(key, text, tokens_in, tokens_out, image_tokens, images_as_text, "
+                "truncated_tokens, seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     cache_key(identity, request),
                     completion.text,
                     usage.tokens_in,
                     usage.tokens_out,
                     usage.image_tokens,
+                    usage.images_as_text,
                     completion.truncated_tokens,
                     usage.seconds,
                 ),

@@ -86,7 +86,8 @@ class ModelClient:
                 )
             if self.cache is not None:
                 for request, completion in zip(requests, completions):
-                    self.cache.put(self.backend.identity, request, completion)
+                    if completion.retried_max_pixels is None:
+                        self.cache.put(self.backend.identity, request, completion)
         except Exception as error:  # every caller of the batch gets the batch's error
             for pending in batch:
                 if not pending.future.done():

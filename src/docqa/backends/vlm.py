@@ -9,9 +9,10 @@ prompt, so a request gets the same greedy answer alone or in a batch.
 
 Out of memory: a batch that does not fit is answered one request at a time; a single request that
 does not fit is retried once with a smaller pixel budget (``oom_retry_max_pixels``, by default a
-quarter of ``max_pixels``: half of each side), and the retry is logged as a warning and counted
-in ``budget_retries``. A request that still does not fit fails with the model's name and what to
-change.
+quarter of ``max_pixels``: half of each side); the retry is logged as a warning, recorded on the
+completion (``retried_max_pixels``, never cached) and counted in the prediction's
+``usage.budget_retries``. A request that still does not fit fails with the model's name and what
+to change.
 """
 
 from __future__ import annotations
@@ -122,8 +123,6 @@ class TransformersVLM(Backend):
         )
         pad = self.processor.tokenizer.pad_token_id
         self._pad_id = pad if pad is not None else min(self._eos_ids, default=0)
-        #: one entry per request that was answered with a smaller pixel budget after an OOM
-        self.budget_retries: list[dict[str, Any]] = []
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -203,9 +202,8 @@ class TransformersVLM(Backend):
                 f"image(s), also at max_pixels={budget}; lower models.{self.name}.max_pixels, "
                 f"use precision nf4, send fewer pages per request, or give the job more GPU memory"
             ) from error
-        self.budget_retries.append(
-            {"images": request.images, "max_pixels": self.settings.max_pixels, "retried_at": budget}
-        )
+        completion.retried_max_pixels = budget
+        completion.usage.budget_retries = 1
         return completion
 
     def _smaller_budget(self, request: ChatRequest) -> int:
