@@ -24,7 +24,10 @@ RUN = "results/runs/synthslides/text_rag_top4/gemma3-270m/predictions.jsonl"
 def small_config() -> dict:
     config = default_config()
     config["datasets"]["synthslides"]["options"] = {
-        "seed": 7, "decks": 2, "questions_per_deck": 6, "corrupt_decks": 3,
+        "seed": 7,
+        "decks": 2,
+        "questions_per_deck": 6,
+        "corrupt_decks": 3,
     }
     return config
 
@@ -48,11 +51,15 @@ def test_the_run_leaves_tables_figures_and_counts_failures(finished_run: Path) -
     for name in ("score_by_kind", "retrieval_recall"):
         for ext in ("png", "pdf"):
             assert (work / f"results/figures/{name}.{ext}").stat().st_size > 1000
-    failures = [json.loads(line) for line in (work / "results/pages/synthslides/failures.jsonl").open()]
+    failures = [
+        json.loads(line) for line in (work / "results/pages/synthslides/failures.jsonl").open()
+    ]
     assert len(failures) == 3 and all(f["error"] and f["fix"] for f in failures)
     table = (work / "results/tables/results.md").read_text()
     assert "3 documents failed" in table
-    scores = json.loads((work / "results/scores/synthslides/oracle_pages/gemma3-270m.json").read_text())
+    scores = json.loads(
+        (work / "results/scores/synthslides/oracle_pages/gemma3-270m.json").read_text()
+    )
     assert scores["summary"]["questions"] == 2 * 6 + 3
     assert scores["summary"]["errors"] >= 3  # the broken documents' questions, recorded not lost
     recall = json.loads((work / "results/index/synthslides/bm25/recall.json").read_text())
@@ -93,7 +100,10 @@ def test_a_killed_infer_job_resumes_without_loss_or_duplicates(finished_run: Pat
     partial = work / (RUN + ".partial")
     job = subprocess.Popen(
         [sys.executable, "-m", "snakemake", "--cores", "2", RUN],
-        cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        cwd=work,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     deadline = time.time() + 600
     while time.time() < deadline and job.poll() is None:

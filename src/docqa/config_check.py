@@ -13,7 +13,11 @@ def check_references(config: dict[str, Any]) -> None:
     """Every name used in ``experiments`` and every method's retriever must be defined."""
     errors = []
     for number, experiment in enumerate(config["experiments"]):
-        for key, section in (("datasets", "datasets"), ("methods", "methods"), ("models", "models")):
+        for key, section in (
+            ("datasets", "datasets"),
+            ("methods", "methods"),
+            ("models", "models"),
+        ):
             for name in experiment[key]:
                 if name not in config[section]:
                     errors.append(
@@ -31,7 +35,9 @@ def check_references(config: dict[str, Any]) -> None:
                 )
     for name, dataset in config["datasets"].items():
         if dataset["metric"] not in config["metrics"]:
-            errors.append(f"datasets.{name}.metric: {dataset['metric']!r} has no entry under 'metrics:'")
+            errors.append(
+                f"datasets.{name}.metric: {dataset['metric']!r} has no entry under 'metrics:'"
+            )
     for name, options in config["metrics"].items():
         model = options.get("model")
         if model is not None and model not in config["models"]:

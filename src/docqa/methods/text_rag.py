@@ -27,7 +27,12 @@ class TextRAG(Method):
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         ranked = env.searcher(self.retriever).search(question.question, self.top_k)
         answer, step, usage = await read_pages(
-            question.question, env, ranked, models.main, self.max_chars_per_page, self.max_new_tokens
+            question.question,
+            env,
+            ranked,
+            models.main,
+            self.max_chars_per_page,
+            self.max_new_tokens,
         )
         retrieve = {"step": "retrieve", "retriever": self.retriever, "pages": ranked}
         return Prediction(question.question_id, answer, ranked, [retrieve, step], usage)
