@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 SETUP_DONE := $(VENV)/.docqa-setup-done
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup reproduce test lock tesseract clean-results
+.PHONY: setup reproduce test lock env-locks tesseract chromium clean-results
 
 setup: $(SETUP_DONE) tesseract
 
@@ -25,10 +25,16 @@ tesseract:
 		echo "installing tesseract-ocr (apt)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tesseract-ocr fonts-dejavu-core; }
 
+# Headless Chromium opens the HTML report and a trace page in the tests (tests/report).
+chromium:
+	@command -v chromium >/dev/null || { \
+		echo "installing chromium (apt)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; }
+
 reproduce: setup
 	$(BIN)/snakemake --cores 8
 
-test: setup
+test: setup chromium
 	$(BIN)/python -m pytest
 
 # Refresh requirements.lock from a fresh install of pyproject.toml's pins.
@@ -39,6 +45,11 @@ lock:
 	  echo "# Regenerate after changing pyproject.toml: make lock"; \
 	  .venv-lock/bin/python -m pip freeze --exclude docqa | sort -f; } > requirements.lock
 	rm -rf .venv-lock
+
+# Refresh envs/<name>.lock.txt (each conda env's pip packages, closed over their dependencies)
+# from requirements.lock; run after `make lock` or an edit of envs/*.yaml.
+env-locks: setup
+	$(BIN)/python envs/make_locks.py
 
 clean-results:
 	rm -rf results/*/ .snakemake

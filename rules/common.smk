@@ -1,10 +1,19 @@
 # Shared helpers: config validation, the experiment grid, and per-rule config slices.
 # Rule params carry only the slice of config a rule uses, so editing one model or method
 # reruns only the jobs that depend on it.
+from pathlib import Path
+
 from snakemake.utils import validate
 
 from docqa.config_check import check_references, experiment_grid
 from docqa.methods import retriever_names, role_models
+from docqa.sharding import shard_counts, shard_files, sharded_runs_pattern
+from docqa.report.plan import (
+    quantization_groups,
+    report_figures,
+    report_tables,
+    top_k_series,
+)
 
 
 validate(config, "../config/config.schema.yaml")
@@ -61,6 +70,13 @@ def method_role_model_dirs(wildcards):
     return [f"results/models/{name}" for name in roles.values()]
 
 
+def method_knowledge(wildcards):
+    """SlideAgent's knowledge base of the run's (dataset, model); nothing for other methods."""
+    if config["methods"][wildcards.method]["type"] != "slideagent":
+        return []
+    return f"results/knowledge/{wildcards.dataset}/{wildcards.model}"
+
+
 def model_config(wildcards):
     return config["models"][wildcards.model]
 
@@ -93,6 +109,16 @@ def score_files():
     return [f"results/scores/{d}/{me}/{mo}.json" for d, me, mo in GRID]
 
 
+def timing_files():
+    """Each run's wall-clock measurements, which the report shows beside its scores."""
+    return [f"results/runs/{d}/{me}/{mo}/predictions.timings.jsonl" for d, me, mo in GRID]
+
+
+def runs_dir_of(timings):
+    """The runs folder that holds the timings files ``timing_files()`` names."""
+    return str(Path(timings[0]).parents[3]) if timings else "results/runs"
+
+
 def recall_files():
     """recall.json of every retriever used by a method of each dataset's experiments."""
     wanted = {}
@@ -110,7 +136,63 @@ def failure_files():
 def report_outputs():
     figures = [f"results/figures/{name}.{ext}" for name in FIGURES for ext in ("png", "pdf")]
     tables = [f"results/tables/{name}.{ext}" for name in ("results", "retrieval") for ext in ("csv", "md")]
-    return tables + figures
+    paper = [f"results/tables/{name}.{ext}" for name in PAPER_TABLES for ext in ("csv", "md", "tex", "html")]
+    return tables + paper + figures + trace_dirs()
 
 
-FIGURES = ("score_by_kind", "retrieval_recall")
+def trace_dirs():
+    return [f"results/traces/{d}/{me}/{mo}" for d, me, mo in GRID]
+
+
+def trace_links():
+    """Links from results/report.html to each run's trace index, for the captions."""
+    return [{"label": f"{d} / {me} / {mo}", "href": f"traces/{d}/{me}/{mo}/index.html"}
+            for d, me, mo in GRID]
+
+
+def top_k_params():
+    return [{"type": kind, "model": model, "methods": {str(k): m for k, m in ks.items()}}
+            for (kind, model), ks in top_k_series(config, GRID).items()]
+
+
+def figure_outputs():
+    outputs = {}
+    for name in FIGURES:
+        outputs[f"{name}_png"] = report(f"results/figures/{name}.png",
+                                        caption=f"report/{name}.rst", category="Figures")
+        outputs[f"{name}_pdf"] = f"results/figures/{name}.pdf"
+    return outputs
+
+
+def paper_table_outputs():
+    outputs = {}
+    for name in PAPER_TABLES:
+        for ext in ("csv", "md", "tex"):
+            outputs[f"table_{name}_{ext}"] = f"results/tables/{name}.{ext}"
+        outputs[f"table_{name}_html"] = report(f"results/tables/{name}.html",
+                                               caption="report/paper_table.rst",
+                                               category="Paper tables", labels={"table": name})
+    return outputs
+
+
+# The report's figures and paper tables follow from the config (docqa.report.plan): a figure
+# whose inputs the grid cannot produce (no DocPilot run, one top-k) is not planned at all.
+FIGURES = report_figures(config, GRID)
+PAPER_TABLES = report_tables(config)
+
+
+# Sharded infer jobs (docqa.sharding): how many shards each run has, and merge_shards' inputs.
+SHARDS = shard_counts(config)
+
+
+def run_shards(wildcards):
+    """The shard predictions of merge_shards' ``{run}`` ({dataset}/{method}/{model})."""
+    return shard_files(f"results/runs/{wildcards.run}", SHARDS[tuple(wildcards.run.split("/"))])
+
+
+def run_shard_provenance(wildcards):
+    return [path.removesuffix(".jsonl") + ".provenance.json" for path in run_shards(wildcards)]
+
+
+def run_questions(wildcards):
+    return f"results/data/{wildcards.run.split('/')[0]}/questions.jsonl"

@@ -25,16 +25,23 @@ rule infer:
         elements="results/ocr/{dataset}/elements.jsonl",
         model="results/models/{model}",
         role_models=method_role_model_dirs,
+        knowledge=method_knowledge,
     output:
+        # predictions are byte-identical across reruns; seconds and memory go to timings
         predictions="results/runs/{dataset}/{method}/{model}/predictions.jsonl",
+        timings="results/runs/{dataset}/{method}/{model}/predictions.timings.jsonl",
+        provenance="results/runs/{dataset}/{method}/{model}/provenance.json",
     params:
         method=method_config,
         retrievers=method_retrievers,
         model=model_config,
         role_models=method_role_models,
+        dataset=lambda wildcards: config["datasets"][wildcards.dataset],
+        manifests=lambda wildcards: download_manifests(config["datasets"], wildcards.dataset),
         cache=config["cache"],
     threads: model_threads
     resources:
+        # the job takes this many GPUs of its own (docqa.gpu_lock); --resources gpu=N caps the sum
         gpu=model_gpus,
     log:
         "results/logs/infer/{dataset}/{method}/{model}.log",
@@ -42,3 +49,41 @@ rule infer:
         "../envs/infer.yaml"
     script:
         "scripts/infer.py"
+
+
+# Sharding (docqa.sharding): an experiment's `shards: N` splits each of its runs into N jobs of
+# one block of questions each; merge_shards joins them into the run's predictions.jsonl, the
+# same bytes an unsharded run writes. ruleorder sends the runs split in shards to the merge.
+use rule infer as infer_shard with:
+    output:
+        predictions="results/runs/{dataset}/{method}/{model}/shards/{shard}-of-{shards}.jsonl",
+        timings="results/runs/{dataset}/{method}/{model}/shards/{shard}-of-{shards}.timings.jsonl",
+        provenance="results/runs/{dataset}/{method}/{model}/shards/{shard}-of-{shards}.provenance.json",
+    wildcard_constraints:
+        shard=r"\d+",
+        shards=r"\d+",
+    log:
+        "results/logs/infer/{dataset}/{method}/{model}/{shard}-of-{shards}.log",
+
+
+rule merge_shards:
+    """Join a sharded run's shards, in order, into its predictions, timings and provenance."""
+    input:
+        questions=run_questions,
+        shards=run_shards,
+        provenance=run_shard_provenance,
+    output:
+        predictions="results/runs/{run}/predictions.jsonl",
+        timings="results/runs/{run}/predictions.timings.jsonl",
+        provenance="results/runs/{run}/provenance.json",
+    wildcard_constraints:
+        run=sharded_runs_pattern(config),
+    log:
+        "results/logs/infer/{run}/merge_shards.log",
+    conda:
+        "../envs/cpu.yaml"
+    script:
+        "scripts/merge_shards.py"
+
+
+ruleorder: merge_shards > infer

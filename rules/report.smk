@@ -1,19 +1,53 @@
+# The report stage: tables (CSV, Markdown; paper tables also LaTeX and HTML), figures (PNG,
+# PDF) and per-question trace pages. Outputs marked with report() make up
+# `snakemake --report results/report.html` (captions in rules/report/).
+report: "report/workflow.rst"
+
+
+rule traces:
+    """One HTML page per question of a run (its trace, with the pages it looked at) and an
+    index of them (docqa traces)."""
+    input:
+        predictions="results/runs/{dataset}/{method}/{model}/predictions.jsonl",
+        questions="results/data/{dataset}/questions.jsonl",
+        pages="results/pages/{dataset}/pages.jsonl",
+    output:
+        directory("results/traces/{dataset}/{method}/{model}"),
+    log:
+        "results/logs/traces/{dataset}/{method}/{model}.log",
+    conda:
+        "../envs/cpu.yaml"
+    script:
+        "scripts/report_traces.py"
+
+
 rule report:
-    """The results table (CSV, Markdown) and the figures (PNG, PDF) of every experiment."""
+    """The results tables, the paper tables of config report.tables and the figures the
+    experiment grid has inputs for (docqa.report.plan)."""
     input:
         scores=score_files(),
+        timings=timing_files(),
         recalls=recall_files(),
         failures=failure_files(),
+        reported="config/reported_numbers.yaml",
+        traces=trace_dirs(),
     output:
-        csv="results/tables/results.csv",
+        csv=report("results/tables/results.csv", caption="report/results.rst",
+                   category="Tables"),
         markdown="results/tables/results.md",
-        retrieval_csv="results/tables/retrieval.csv",
+        retrieval_csv=report("results/tables/retrieval.csv", caption="report/retrieval.rst",
+                             category="Tables"),
         retrieval_markdown="results/tables/retrieval.md",
-        **{
-            f"{name}_{ext}": f"results/figures/{name}.{ext}"
-            for name in FIGURES
-            for ext in ("png", "pdf")
-        },
+        **paper_table_outputs(),
+        **figure_outputs(),
+    params:
+        tables=config.get("report", {}).get("tables", []),
+        figures=config.get("report", {}).get("figures", {}),
+        top_k=top_k_params(),
+        quantization=quantization_groups(config, GRID),
+        # where each run's timings and provenance lie: results/runs, above {ds}/{method}/{model}
+        runs_dir=lambda wildcards, input: runs_dir_of(input.timings),
+        traces=trace_links(),
     log:
         "results/logs/report.log",
     conda:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import tomllib
 from pathlib import Path
@@ -36,7 +37,9 @@ def lock_pins() -> dict[str, str]:
 
 def project_pins() -> dict[str, str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    deps = project["dependencies"] + [d for ds in project["optional-dependencies"].values() for d in ds]
+    deps = project["dependencies"] + [
+        d for ds in project["optional-dependencies"].values() for d in ds
+    ]
     unpinned = [d for d in deps if not PIN.match(d)]
     assert not unpinned, f"pyproject.toml dependencies without an exact pin: {unpinned}"
     return parse_pins(deps, "pyproject.toml")
@@ -57,7 +60,9 @@ def env_pins(path: Path) -> dict[str, str]:
 def test_project_pins_are_in_the_lock() -> None:
     lock = lock_pins()
     for name, version in project_pins().items():
-        assert lock.get(name) == version, f"pyproject pins {name}=={version}, lock has {lock.get(name)}"
+        assert lock.get(name) == version, (
+            f"pyproject pins {name}=={version}, lock has {lock.get(name)}"
+        )
 
 
 def test_torch_pins_are_the_supported_pair() -> None:
@@ -71,8 +76,14 @@ def test_every_env_file_agrees_with_the_lock() -> None:
     assert len(env_files) >= 2
     for path in env_files:
         for name, version in env_pins(path).items():
-            assert lock.get(name) == version, f"{path.name} pins {name}=={version}, lock has {lock.get(name)}"
-        python = [d for d in yaml.safe_load(path.read_text())["dependencies"] if str(d).startswith("python=")]
+            assert lock.get(name) == version, (
+                f"{path.name} pins {name}=={version}, lock has {lock.get(name)}"
+            )
+        python = [
+            d
+            for d in yaml.safe_load(path.read_text())["dependencies"]
+            if str(d).startswith("python=")
+        ]
         assert python == ["python=3.11.7"], f"{path.name}: python pin {python}"
 
 
@@ -90,3 +101,53 @@ def test_pin_parser_rejects_disagreement(tmp_path: Path) -> None:
     env = tmp_path / "bad.yaml"
     env.write_text("dependencies:\n  - python=3.11.7\n  - pip:\n      - torch==2.13.0\n")
     assert env_pins(env)["torch"] != lock_pins()["torch"]
+
+
+def load_make_locks():
+    """envs/make_locks.py, the generator of the env locks, as a module."""
+    spec = importlib.util.spec_from_file_location("make_locks", ROOT / "envs" / "make_locks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_env_lock_agrees_with_its_yaml_and_the_lock() -> None:
+    lock = lock_pins()
+    make_locks = load_make_locks()
+    for path in sorted((ROOT / "envs").glob("*.yaml")):
+        env_lock = path.with_name(path.stem + ".lock.txt")
+        assert env_lock.is_file(), f"{env_lock.name} is missing: run make env-locks"
+        pip = [
+            d["pip"]
+            for d in yaml.safe_load(path.read_text())["dependencies"]
+            if isinstance(d, dict)
+        ][0]
+        assert f"-r {env_lock.name}" in pip, f"{path.name} does not install {env_lock.name}"
+        lines = [line for line in env_lock.read_text().splitlines() if not line.startswith("#")]
+        pinned = parse_pins(lines, env_lock.name)
+        assert len(pinned) == len(lines), f"{env_lock.name} has lines without an exact pin"
+        for name, version in pinned.items():
+            if name not in make_locks.FREEZE_OMITS:
+                assert lock.get(name) == version, (
+                    f"{env_lock.name} pins {name}=={version}, lock has {lock.get(name)}"
+                )
+        for name, version in env_pins(path).items():
+            assert pinned.get(name) == version, (
+                f"{path.name} pins {name}=={version}, {env_lock.name} has {pinned.get(name)}"
+            )
+        assert env_lock.read_text() == make_locks.lock_text(path), (
+            f"{env_lock.name} is stale: run make env-locks"
+        )
+
+
+def test_every_rule_that_runs_code_names_a_conda_env() -> None:
+    """A rule with ``script:``/``shell:`` names ``conda:`` (``run:`` rules cannot; ``use rule``
+    inherits its parent's)."""
+    for smk in sorted((ROOT / "rules").glob("*.smk")):
+        for block in re.split(r"\n(?=rule \w+:)", smk.read_text()):
+            if not block.startswith("rule ") or not re.search(r"^    (script|shell):", block, re.M):
+                continue
+            name = block.split(":", 1)[0]
+            match = re.search(r'^    conda:\n\s+"\.\./envs/(\w+)\.yaml"', block, re.M)
+            assert match, f"{smk.name}: {name} names no conda env"
+            assert (ROOT / "envs" / f"{match.group(1)}.yaml").is_file()

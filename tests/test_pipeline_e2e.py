@@ -83,13 +83,25 @@ def dry_run_with(work: Path, config: dict) -> dict[str, int]:
 def test_a_method_edit_reruns_only_that_methods_jobs(finished_run: Path) -> None:
     config = small_config()
     config["methods"]["text_rag_top4"]["top_k"] = 3
-    assert dry_run_with(finished_run, config) == {"infer": 1, "score": 1, "report": 1, "all": 1}
+    assert dry_run_with(finished_run, config) == {
+        "infer": 1,
+        "traces": 1,
+        "score": 1,
+        "report": 1,
+        "all": 1,
+    }
 
 
 def test_a_model_edit_reruns_inference_but_not_render_or_ocr(finished_run: Path) -> None:
     config = small_config()
     config["models"]["gemma3-270m"]["max_batch_size"] = 4
-    assert dry_run_with(finished_run, config) == {"infer": 3, "score": 3, "report": 1, "all": 1}
+    assert dry_run_with(finished_run, config) == {
+        "infer": 3,
+        "traces": 3,
+        "score": 3,
+        "report": 1,
+        "all": 1,
+    }
 
 
 def test_a_killed_infer_job_resumes_without_loss_or_duplicates(finished_run: Path) -> None:

@@ -15,18 +15,27 @@ from scripted_backend import ScriptedBackend  # noqa: E402
 META = {"dataset": "tiny", "method": "vanilla", "model": "m"}
 
 
-def q(qid: str, answer: Any, fmt: str, pages: list[int], kind: str, sources: list[str],
-      **extra: Any) -> dict:
+def q(
+    qid: str, answer: Any, fmt: str, pages: list[int], kind: str, sources: list[str], **extra: Any
+) -> dict:
     return {
-        "question_id": qid, "doc_id": "d", "question": "?", "answer": answer,
-        "answer_format": fmt, "evidence_pages": pages,
-        "tags": {"kind": kind, "evidence_sources": sources}, **extra,
+        "question_id": qid,
+        "doc_id": "d",
+        "question": "?",
+        "answer": answer,
+        "answer_format": fmt,
+        "evidence_pages": pages,
+        "tags": {"kind": kind, "evidence_sources": sources},
+        **extra,
     }
 
 
 def p(qid: str, answer: str, pages: list[int], error: str = "", calls: int = 1) -> dict:
     return {
-        "question_id": qid, "answer": answer, "pages": pages, "error": error,
+        "question_id": qid,
+        "answer": answer,
+        "pages": pages,
+        "error": error,
         "usage": {"calls": calls, "tokens_in": 100, "tokens_out": 10, "seconds": 0.5},
     }
 
@@ -39,11 +48,11 @@ QUESTIONS = [
     q("q5", "Not answerable", "None", [], "text", []),
 ]
 PREDICTIONS = [
-    p("q1", "The revenue was 17,000.", [0, 5]),       # num 1; recall 1/2, precision 1/2
-    p("q2", "25", [2]),                                # num 0 (25 is not 25%); recall 1, prec 1
+    p("q1", "The revenue was 17,000.", [0, 5]),  # num 1; recall 1/2, precision 1/2
+    p("q2", "25", [2]),  # num 0 (25 is not 25%); recall 1, prec 1
     p("q3", "The revenue grew quickly", [3], calls=2),  # f1 0.8
     # q4 has no prediction: num 0, recall 0
-    p("q5", "", [1], error="backend timed out"),       # would be wrong anyway; f1 0, error
+    p("q5", "", [1], error="backend timed out"),  # would be wrong anyway; f1 0, error
 ]
 
 
@@ -61,32 +70,72 @@ def run(tmp_path: Path) -> tuple[Path, Path]:
 def test_summary_by_hand(run: tuple[Path, Path]) -> None:
     scores = score_run(*run, "slideagent", {}, META)
     assert list(scores) == [
-        "dataset", "method", "model", "metric", "options", "bootstrap", "summary", "aggregate",
-        "aggregate_intervals", "breakdown", "per_question",
+        "dataset",
+        "method",
+        "model",
+        "metric",
+        "options",
+        "bootstrap",
+        "summary",
+        "aggregate",
+        "aggregate_intervals",
+        "breakdown",
+        "per_question",
     ]
     assert scores["options"] == {"overall": "per_question", "rel_tol": 0.0}
     summary = dict(scores["summary"])
     intervals = summary.pop("intervals")
     assert summary == {
-        "questions": 5, "predictions": 4, "errors": 2, "missing": 1,
+        "questions": 5,
+        "predictions": 4,
+        "errors": 2,
+        "missing": 1,
         # Num over q1 q2 q4: 1, 0, 0
-        "num": 33.33, "num_questions": 3,
+        "num": 33.33,
+        "num_questions": 3,
         # F1 over q3 q5: 0.8, 0 (error)
-        "f1": 40.0, "f1_questions": 2,
+        "f1": 40.0,
+        "f1_questions": 2,
         # (1 + 0 + 0.8 + 0 + 0) / 5
         "overall": 36.0,
         # pages over q1..q4 (q5 has no evidence); precision over q1..q3 (q4 used none)
-        "page_recall": 62.5, "page_precision": 83.33, "page_f1": 62.5, "page_mrr": 75.0,
-        "page_recall@1": 62.5, "page_recall@3": 62.5, "page_recall@5": 62.5,
-        "calls": 5, "seconds": 2.0, "tokens_in": 400, "tokens_out": 40,
+        "page_recall": 62.5,
+        "page_precision": 83.33,
+        "page_f1": 62.5,
+        "page_mrr": 75.0,
+        "page_recall@1": 62.5,
+        "page_recall@3": 62.5,
+        "page_recall@5": 62.5,
+        "calls": 5,
+        "tokens_in": 400,
+        "tokens_out": 40,
+        "image_tokens": 0,
+        "images_as_text": 0,
+        "fallbacks": 0,
+        "budget_retries": 0,
+        "agent": {},
         "scorer": {},
     }
-    assert set(intervals) == {"overall", "num", "f1", "page_recall", "page_precision", "page_f1",
-                              "page_mrr", "page_recall@1", "page_recall@3", "page_recall@5"}
+    assert set(intervals) == {
+        "overall",
+        "num",
+        "f1",
+        "page_recall",
+        "page_precision",
+        "page_f1",
+        "page_mrr",
+        "page_recall@1",
+        "page_recall@3",
+        "page_recall@5",
+    }
     low, high = intervals["overall"]
     assert low <= 36.0 <= high and low < high
-    assert scores["bootstrap"] == {"method": "percentile", "resamples": 1000, "seed": 0,
-                                   "level": 0.95}
+    assert scores["bootstrap"] == {
+        "method": "percentile",
+        "resamples": 1000,
+        "seed": 0,
+        "level": 0.95,
+    }
 
 
 def test_per_question_rows(run: tuple[Path, Path]) -> None:
@@ -94,12 +143,25 @@ def test_per_question_rows(run: tuple[Path, Path]) -> None:
     rows = {row["question_id"]: row for row in scores["per_question"]}
     assert list(rows) == ["q1", "q2", "q3", "q4", "q5"]
     assert rows["q1"] == {
-        "question_id": "q1", "kind": "chart", "answer_format": "Int",
-        "num": 1.0, "f1": None, "overall": 1.0, "score": 1.0,
-        "page_precision": 0.5, "page_recall": 0.5, "page_f1": 0.5, "page_recall@1": 0.5,
-        "page_recall@3": 0.5, "page_recall@5": 0.5, "page_mrr": 1.0,
-        "answer": "The revenue was 17,000.", "pred": "The revenue was 17,000.", "gold": "17k",
-        "error": "", "evidence_pages": [0, 1],
+        "question_id": "q1",
+        "kind": "chart",
+        "answer_format": "Int",
+        "num": 1.0,
+        "f1": None,
+        "overall": 1.0,
+        "score": 1.0,
+        "page_precision": 0.5,
+        "page_recall": 0.5,
+        "page_f1": 0.5,
+        "page_recall@1": 0.5,
+        "page_recall@3": 0.5,
+        "page_recall@5": 0.5,
+        "page_mrr": 1.0,
+        "answer": "The revenue was 17,000.",
+        "pred": "The revenue was 17,000.",
+        "gold": "17k",
+        "error": "",
+        "evidence_pages": [0, 1],
         "tags": {"kind": "chart", "evidence_sources": ["Chart"]},
     }
     assert rows["q3"]["f1"] == 0.8 and rows["q3"]["num"] is None
@@ -121,12 +183,17 @@ def test_a_correct_answer_with_an_error_still_scores_zero(tmp_path: Path) -> Non
 def test_breakdowns_have_intervals(run: tuple[Path, Path]) -> None:
     breakdown = score_run(*run, "slideagent", {}, META)["breakdown"]
     assert {group: (v["questions"], v["overall"]) for group, v in breakdown["kind"].items()} == {
-        "chart": (2, 50.0), "table": (1, 0.0), "text": (2, 40.0),
+        "chart": (2, 50.0),
+        "table": (1, 0.0),
+        "text": (2, 40.0),
     }
     # q2 counts under Chart and under Table; q5 has no source
     assert breakdown["evidence_source"]["Table"]["questions"] == 2
-    assert breakdown["evidence_source"]["Text"] == {"questions": 1, "overall": 80.0,
-                                                    "interval": [80.0, 80.0]}
+    assert breakdown["evidence_source"]["Text"] == {
+        "questions": 1,
+        "overall": 80.0,
+        "interval": [80.0, 80.0],
+    }
     assert breakdown["answer_format"]["Int"]["overall"] == 50.0
     assert breakdown["kind"]["chart"]["interval"] == [0.0, 100.0]
 
@@ -150,15 +217,27 @@ def test_mmlongbench_doc_extracts_by_rules_and_reports_its_own_aggregates(
     assert scores["summary"]["overall"] == scores["aggregate"]["acc"] == 20.0
     assert set(scores["aggregate"]) == {"acc", "recall", "precision", "f1", "questions"}
     assert set(scores["aggregate_intervals"]) == {"acc", "recall", "precision", "f1"}
-    assert set(scores["breakdown"]["evidence_pages"]) == {"single-page", "cross-page",
-                                                          "unanswerable"}
+    assert set(scores["breakdown"]["evidence_pages"]) == {
+        "single-page",
+        "cross-page",
+        "unanswerable",
+    }
     assert scores["breakdown"]["evidence_pages"]["single-page"]["questions"] == 3
 
 
 def test_the_benchmarks_own_gold_is_scored(tmp_path: Path) -> None:
     """LongDocURL golds are JSON values; adapters keep the row in ``original``."""
-    questions = [q("q1", "17.0", "Int", [1], "x", ["Text"],
-                   original={"answer": 17.0, "answer_format": "Integer"})]
+    questions = [
+        q(
+            "q1",
+            "17.0",
+            "Int",
+            [1],
+            "x",
+            ["Text"],
+            original={"answer": 17.0, "answer_format": "Integer"},
+        )
+    ]
     paths = write(tmp_path, questions, [p("q1", "17", [1])])
     assert score_run(*paths, "longdocurl", {}, META)["per_question"][0]["score"] == 0.0
     corrected = score_run(*paths, "longdocurl", {"variant": "corrected"}, META)
@@ -185,8 +264,14 @@ def test_judge_scores_through_a_model_and_reports_what_it_could_not_read(
     run: tuple[Path, Path], tmp_path: Path
 ) -> None:
     backend = ScriptedBackend(judge_reply)
-    scores = score_run(*run, "judge", {"model": "judge-llm"}, META, backend=backend,
-                       cache=tmp_path / "cache.sqlite")
+    scores = score_run(
+        *run,
+        "judge",
+        {"model": "judge-llm"},
+        META,
+        backend=backend,
+        cache=tmp_path / "cache.sqlite",
+    )
     rows = {row["question_id"]: row for row in scores["per_question"]}
     assert len(backend.requests) == 3  # q4 (missing) and q5 (error) are not sent
     assert [rows[i]["score"] for i in ("q1", "q2", "q3", "q4", "q5")] == [0.0, 1.0, 0.0, 0.0, 0.0]
@@ -194,12 +279,18 @@ def test_judge_scores_through_a_model_and_reports_what_it_could_not_read(
     scorer = scores["summary"]["scorer"]
     assert scorer["judge"] == "judge-llm" and scorer["model_identity"] == backend.identity
     assert len(scorer["prompt_sha256"]) == 64 and scorer["step_failures"] == 1
-    assert scores["aggregate"] == {"accuracy": 20.0, "questions": 5, "judged": 2,
-                                   "unparseable": 1, "failed_calls": 0}
+    assert scores["aggregate"] == {
+        "accuracy": 20.0,
+        "questions": 5,
+        "judged": 2,
+        "unparseable": 1,
+        "failed_calls": 0,
+    }
     # the replies were cached: scoring again asks the model nothing
     again = ScriptedBackend(judge_reply)
-    score_run(*run, "judge", {"model": "judge-llm"}, META, backend=again,
-              cache=tmp_path / "cache.sqlite")
+    score_run(
+        *run, "judge", {"model": "judge-llm"}, META, backend=again, cache=tmp_path / "cache.sqlite"
+    )
     assert again.requests == []
 
 
@@ -274,3 +365,48 @@ def test_write_scores_round_trips(run: tuple[Path, Path], tmp_path: Path) -> Non
     write_scores(scores, out)
     assert json.loads(out.read_text(encoding="utf-8")) == scores
     assert [path.name for path in out.parent.iterdir()] == ["m.json"]
+
+
+def test_usage_and_agent_measures_are_summed_per_run(tmp_path: Path) -> None:
+    """Fallbacks, cached calls and peak memory reach the summary; a DocPilot-style trace
+    summary gives recall by navigation round (a question that stopped early keeps its last
+    recall) and mean calls per action."""
+
+    def agent(qid: str, recall: list[float], calls: dict[str, int], **usage: Any) -> dict:
+        row = p(qid, "x", [0])
+        row["usage"].update(usage)
+        row["trace"] = [
+            {"step": "navigate"},
+            {
+                "step": "summary",
+                "recall_by_round": recall,
+                "calls_per_action": calls,
+                "steps": 4,
+                "navigation_rounds": len(recall),
+                "pages_retrieved": 2,
+            },
+        ]
+        return row
+
+    questions, predictions = write(
+        tmp_path,
+        QUESTIONS[:3],
+        [
+            agent("q1", [0.5, 1.0], {"navigate": 2, "focus": 1}, fallbacks=2, peak_memory_mb=900.0),
+            agent("q2", [0.0, 0.0, 1.0], {"navigate": 3}, cached_calls=1, peak_memory_mb=1200.0),
+            agent("q3", [], {"navigate": 1, "focus": 0}, fallbacks=1),
+        ],
+    )
+    summary = score_run(questions, predictions, "slideagent", {}, META)["summary"]
+    assert summary["fallbacks"] == 3
+    assert "cached_calls" not in summary and "peak_memory_mb" not in summary  # run-varying
+    assert summary["agent"] == {
+        "questions": 3,
+        "recall_questions": 2,
+        # round 1: (0.5 + 0) / 2; round 2: (1 + 0) / 2; round 3: q1 keeps 1.0, q2 reaches 1
+        "recall_by_round": [25.0, 50.0, 100.0],
+        "calls_per_action": {"focus": round(1 / 3, 3), "navigate": 2.0},
+        "steps": 4.0,
+        "navigation_rounds": round(5 / 3, 3),
+        "pages_retrieved": 2.0,
+    }

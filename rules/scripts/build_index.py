@@ -1,5 +1,6 @@
 from pathlib import Path
 
+from docqa.gpu_lock import gpus_for_job
 from docqa.indexing import build_indexes, evaluate_recall, write_recall
 from docqa.logs import setup_job_logging
 
@@ -12,8 +13,10 @@ if fused:  # a hybrid: where the indexes it fuses are, and their config entries
         for (name, config), docs in zip(fused.items(), snakemake.input.fused)
     }
 docs = Path(snakemake.output.docs)
-build_indexes(entry, Path(snakemake.input.pages), Path(snakemake.input.elements), docs)
-result = evaluate_recall(
-    snakemake.wildcards.retriever, entry, Path(snakemake.input.questions), docs
-)
+# a page-image retriever's own GPU, taken before anything initialises CUDA (docqa.gpu_lock)
+with gpus_for_job(snakemake.resources.gpu):
+    build_indexes(entry, Path(snakemake.input.pages), Path(snakemake.input.elements), docs)
+    result = evaluate_recall(
+        snakemake.wildcards.retriever, entry, Path(snakemake.input.questions), docs
+    )
 write_recall(result, snakemake.wildcards.dataset, Path(snakemake.output.recall))

@@ -1,28 +1,64 @@
 import os
 from pathlib import Path
 
+from docqa.gpu_lock import gpus_for_job
 from docqa.logs import setup_job_logging
+from docqa.provenance import build_provenance, write_provenance
 from docqa.runner import ModelSpec, run_inference
+from docqa.sharding import Shard
 
 setup_job_logging(snakemake.log[0])
 params = snakemake.params
+wildcards = snakemake.wildcards
+# rule infer_shard answers one block of the questions; rule infer all of them
+shard = (
+    Shard(int(wildcards.shard), int(wildcards.shards)) if "shard" in wildcards.keys() else Shard()
+)
 # --cores may exceed the machine's cores; torch threads beyond them only contend
 threads = {"threads": min(snakemake.threads, os.cpu_count() or 1)}
-run_inference(
-    questions=Path(snakemake.input.questions),
-    documents=Path(snakemake.input.documents),
-    pages=Path(snakemake.input.pages),
-    overviews=Path(snakemake.input.overviews),
-    elements=Path(snakemake.input.elements),
-    index_dirs={name: Path(path) for name, path in zip(params.retrievers, snakemake.input.indexes)},
-    failures=Path(snakemake.input.failures),
-    method_config=params.method,
-    retriever_configs=params.retrievers,
-    model=ModelSpec({**params.model, **threads}, Path(snakemake.input.model)),
-    role_models={
-        role: ModelSpec({**config, **threads}, Path(folder))
-        for (role, config), folder in zip(params.role_models.items(), snakemake.input.role_models)
-    },
-    cache=Path(params.cache),
-    out=Path(snakemake.output.predictions),
-)
+predictions = Path(snakemake.output.predictions)
+# the job's own GPUs, taken before anything initialises CUDA (docqa.gpu_lock)
+with gpus_for_job(snakemake.resources.gpu):
+    run_inference(
+        questions=Path(snakemake.input.questions),
+        documents=Path(snakemake.input.documents),
+        pages=Path(snakemake.input.pages),
+        overviews=Path(snakemake.input.overviews),
+        elements=Path(snakemake.input.elements),
+        index_dirs={
+            name: Path(path) for name, path in zip(params.retrievers, snakemake.input.indexes)
+        },
+        failures=Path(snakemake.input.failures),
+        method_config=params.method,
+        retriever_configs=params.retrievers,
+        model=ModelSpec({**params.model, **threads}, Path(snakemake.input.model)),
+        role_models={
+            role: ModelSpec({**config, **threads}, Path(folder))
+            for (role, config), folder in zip(
+                params.role_models.items(), snakemake.input.role_models
+            )
+        },
+        cache=Path(params.cache),
+        out=predictions,
+        shard=shard,
+        # slideagent's knowledge base (rule build_knowledge); empty for other methods
+        knowledge=Path(snakemake.input.knowledge) if snakemake.input.knowledge else None,
+    )
+    run = {"dataset": wildcards.dataset, "method": wildcards.method, "model": wildcards.model}
+    run |= {"shards": shard.count, **({"shard": shard.name} if shard.count > 1 else {})}
+    provenance = build_provenance(
+        run=run,
+        config_slice={
+            "dataset": params.dataset,
+            "method": params.method,
+            "model": params.model,
+            "role_models": params.role_models,
+            "retrievers": params.retrievers,
+        },
+        predictions=predictions,
+        questions=Path(snakemake.input.questions),
+        documents=Path(snakemake.input.documents),
+        manifests=[Path(path) for path in params.manifests],
+        model_dir=Path(snakemake.input.model),
+    )
+    write_provenance(Path(snakemake.output.provenance), provenance)

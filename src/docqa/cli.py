@@ -13,7 +13,7 @@ import logging
 import sys
 
 #: modules that register a ``docqa`` subcommand; add yours here
-COMMAND_MODULES = ("docqa.datasets.cli", "docqa.traces_cli")
+COMMAND_MODULES = ("docqa.datasets.cli", "docqa.traces_cli", "docqa.serving.cli", "docqa.doctor")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -53,6 +53,9 @@ class Prediction(Record):
     trace: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     error: str = ""
+    #: pages the method left out because the document has more than its page cap (the
+    #: ``vanilla`` method's ``max_pages``); 0 when it saw every page it meant to
+    pages_truncated: int = 0
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Prediction":
@@ -63,13 +66,14 @@ class Prediction(Record):
 
 # --- run-to-run varying measurements -----------------------------------------------------------
 #
-# Wall-clock seconds and peak memory differ on every run, so they stay out of predictions.jsonl
-# (a rerun reproduces it byte for byte) and go to <predictions>.timings.jsonl beside it: one row
-# per question, {"question_id": ..., "measured": {"usage.seconds": 1.2, "trace.1.usage.seconds":
-# 0.6, ...}}, each value under the path of the key it was taken from.
+# Wall-clock seconds, peak memory and cache hits differ between runs, so they stay out of
+# predictions.jsonl (a rerun reproduces it byte for byte) and go to <predictions>.timings.jsonl
+# beside it: one row per question, {"question_id": ..., "measured": {"usage.seconds": 1.2,
+# "trace.1.usage.seconds": 0.6, ...}}, each value under the path of the key it came from.
 
-#: keys whose values change from run to run, wherever they sit in a prediction row
-RUN_VARYING_KEYS = ("seconds", "peak_memory_mb")
+#: keys whose values change from run to run, wherever they sit in a prediction row; whether a
+#: call was answered by the response cache depends on which job ran first
+RUN_VARYING_KEYS = ("seconds", "peak_memory_mb", "cached_calls")
 
 
 def split_run_varying(row: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

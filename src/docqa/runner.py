@@ -27,9 +27,10 @@ from docqa.jsonl import read_jsonl
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.ocr import load_page_texts
-from docqa.prediction import Prediction
+from docqa.prediction import Prediction, write_predictions
 from docqa.question import Question
 from docqa.retrievers import RETRIEVERS, load_retrievers
+from docqa.sharding import Shard
 
 log = logging.getLogger(__name__)
 
@@ -132,21 +133,33 @@ def run_inference(
     out: Path,
     concurrency: int = 32,
     overviews: Path | None = None,
+    shard: Shard = Shard(),
+    knowledge: Path | None = None,
 ) -> None:
     """Answer every question of ``questions`` with the method; ``model`` is the run's model and
     ``role_models`` the models that the method's ``<role>_model`` options name; ``overviews``
-    is the render stage's overviews.jsonl, if the methods are to see the overview grids."""
-    all_questions = [Question.from_dict(row) for row in read_jsonl(questions)]
+    is the render stage's overviews.jsonl, if the methods are to see the overview grids;
+    ``shard`` picks one block of the questions (docqa.sharding). Timings go beside ``out``.
+    ``knowledge`` is the build_knowledge folder of the (dataset, model), handed to a method that
+    reads one (slideagent) as its ``knowledge_dir`` option."""
+    all_questions = shard.select([Question.from_dict(row) for row in read_jsonl(questions)])
     settings = {
         "method": method_config,
         "model": model.config,
         "roles": {role: spec.config for role, spec in role_models.items()},
+        **({"shard": shard.name} if shard.count > 1 else {}),
     }
-    checkpoint = Checkpoint(out, fingerprint(settings, questions, elements), key="question_id")
+    # a rebuilt knowledge base invalidates the answers checkpointed from the old one
+    known = sorted(knowledge.glob("*.json")) if knowledge else []
+    checkpoint = Checkpoint(
+        out, fingerprint(settings, questions, elements, *known), key="question_id"
+    )
     todo = [q for q in all_questions if not checkpoint.done(q.question_id)]
     if todo:
         log.info("%d of %d questions to answer", len(todo), len(all_questions))
-        method = create_method(method_config)
+        method = create_method(
+            {**method_config, "knowledge_dir": str(knowledge)} if knowledge else method_config
+        )
         store = DocumentStore(
             documents, pages, elements, index_dirs, retriever_configs, overviews
         )
@@ -162,7 +175,7 @@ def run_inference(
         finally:
             for backend in backends:
                 backend.close()
-    checkpoint.finish(q.question_id for q in all_questions)
+    write_predictions(out, checkpoint.finish(q.question_id for q in all_questions))
 
 
 async def _answer_all(

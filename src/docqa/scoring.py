@@ -13,7 +13,11 @@ question id the questions file does not hold, or two predictions for one questio
 error: the run and the questions do not belong together, and no score would mean anything.
 
 The file: ``summary`` (counts, the metric's columns ``overall``/``num``/``f1``/``em``, the
-evidence-page scores ``page_*``, usage, ``intervals`` of every score in it, and ``scorer``:
+evidence-page scores ``page_*``, usage (calls, tokens, fallbacks, budget retries; no wall-clock
+times, so that a rerun writes the same bytes: the report reads those from the run's timings
+file, :func:`docqa.report.inputs.run_timings`), ``agent`` (:func:`agent_measures`:
+the means of the per-question measures an agentic method leaves as its trace's last step, if
+any), ``intervals`` of every score in it, and ``scorer``:
 what the model step ran with, its model's identity and prompt hash, and how many questions it
 failed on), ``aggregate`` (all of the metric's aggregates) with ``aggregate_intervals``,
 ``breakdown`` (per tag and per the benchmark's own groupings: questions, headline score,
@@ -47,6 +51,18 @@ from docqa.statistics import LEVEL, RESAMPLES, SEED, bootstrap_ci, bootstrap_sta
 META_KEYS = ("dataset", "method", "model")
 MISSING = "missing prediction"
 PAGE_PREFIX = "page_"
+#: Usage fields summed over a run's predictions into its summary
+USAGE_COUNTS = (
+    "calls",
+    "tokens_in",
+    "tokens_out",
+    "image_tokens",
+    "images_as_text",
+    "fallbacks",
+    "budget_retries",
+)
+#: per-question numbers of an agent's trace summary whose mean goes into ``summary.agent``
+AGENT_MEANS = ("steps", "navigation_rounds", "pages_retrieved")
 T = TypeVar("T")
 
 # Breakdown name → the group(s) a question's row falls in; a question with several evidence
@@ -95,10 +111,14 @@ def score_run(
         **{key: meta[key] for key in META_KEYS},
         "metric": metric,
         "options": resolved,
-        "bootstrap": {"method": "percentile", "resamples": RESAMPLES, "seed": SEED,
-                      "level": LEVEL},
-        **_aggregates(scorer, resolved, rows, list(answered.values()),
-                      _describe(scorer, resolved, backend, rows)),
+        "bootstrap": {"method": "percentile", "resamples": RESAMPLES, "seed": SEED, "level": LEVEL},
+        **_aggregates(
+            scorer,
+            resolved,
+            rows,
+            list(answered.values()),
+            _describe(scorer, resolved, backend, rows),
+        ),
         "per_question": [_rounded(row) for row in rows],
     }
 
@@ -174,9 +194,9 @@ def _prepare(
             "stage was given no backend: pass score_run(..., backend=create_backend(...))"
         )
     else:
-        results = asyncio.run(_with_client(
-            backend, cache, lambda client: step(asked, answers, options, client)
-        ))
+        results = asyncio.run(
+            _with_client(backend, cache, lambda client: step(asked, answers, options, client))
+        )
     for (index, _), result in zip(todo, results):
         prepared[index] = result
     return prepared
@@ -253,13 +273,19 @@ def _aggregates(
     headline = scorer.columns["overall"]
     breakdowns = {**BREAKDOWNS, **scorer.breakdowns}
     return {
-        "summary": {**_summary(scorer, aggregate, intervals, rows, predictions),
-                    "scorer": described},
-        "aggregate": {key: _percent(value) if isinstance(value, float) else value
-                      for key, value in aggregate.items()},
+        "summary": {
+            **_summary(scorer, aggregate, intervals, rows, predictions),
+            "scorer": described,
+        },
+        "aggregate": {
+            key: _percent(value) if isinstance(value, float) else value
+            for key, value in aggregate.items()
+        },
         "aggregate_intervals": {key: _interval(value) for key, value in intervals.items()},
-        "breakdown": {name: _breakdown(rows, groups_of, statistic, headline)
-                      for name, groups_of in breakdowns.items()},
+        "breakdown": {
+            name: _breakdown(rows, groups_of, statistic, headline)
+            for name, groups_of in breakdowns.items()
+        },
     }
 
 
@@ -289,11 +315,40 @@ def _summary(
         "missing": sum(1 for row in rows if row["error"] == MISSING),
         **{column: None for column in ("num", "f1", "overall")},
         **columns,
-        "calls": sum(p.usage.calls for p in predictions),
-        "seconds": round(sum(p.usage.seconds for p in predictions), 3),
-        "tokens_in": sum(p.usage.tokens_in for p in predictions),
-        "tokens_out": sum(p.usage.tokens_out for p in predictions),
+        **{name: sum(getattr(p.usage, name) for p in predictions) for name in USAGE_COUNTS},
+        "agent": agent_measures(predictions),
         "intervals": column_intervals,
+    }
+
+
+def agent_measures(predictions: Sequence[Prediction]) -> dict[str, Any]:
+    """Means over questions of the measures an agentic method (DocPilot) leaves in its trace's
+    last step, ``{"step": "summary", ...}``; ``{}`` when no prediction has one.
+
+    ``recall_by_round[r]`` is the mean cumulative evidence recall after navigation round r+1
+    over the questions with gold pages and at least one round; a question that stopped
+    navigating earlier keeps its last recall (cumulative recall cannot drop).
+    ``calls_per_action``: mean executed calls of each action per question.
+    """
+    last_steps = [p.trace[-1] for p in predictions if p.trace]
+    summaries = [step for step in last_steps if step.get("step") == "summary"]
+    if not summaries:
+        return {}
+    curves = [s["recall_by_round"] for s in summaries if s.get("recall_by_round")]
+    rounds = max((len(curve) for curve in curves), default=0)
+    actions = sorted({name for s in summaries for name in s.get("calls_per_action", {})})
+    return {
+        "questions": len(summaries),
+        "recall_questions": len(curves),
+        "recall_by_round": [
+            round(100.0 * fmean(curve[min(r, len(curve) - 1)] for curve in curves), 2)
+            for r in range(rounds)
+        ],
+        "calls_per_action": {
+            name: round(fmean(s.get("calls_per_action", {}).get(name, 0) for s in summaries), 3)
+            for name in actions
+        },
+        **{name: round(fmean(float(s.get(name, 0)) for s in summaries), 3) for name in AGENT_MEANS},
     }
 
 
@@ -324,8 +379,10 @@ def _breakdown(
 
 def _rounded(row: Mapping[str, Any]) -> dict[str, Any]:
     """The row with its scores rounded; the gold answer stays as the dataset gives it."""
-    return {key: round(value, 4) if isinstance(value, float) and key != "gold" else value
-            for key, value in row.items()}
+    return {
+        key: round(value, 4) if isinstance(value, float) and key != "gold" else value
+        for key, value in row.items()
+    }
 
 
 def _percent(fraction: float | None) -> float | None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from docqa.document import Page
 from docqa.jsonl import read_jsonl
-from docqa.prediction import Prediction
+from docqa.prediction import Prediction, join_run_varying, read_timings, timings_path
 from docqa.question import Question
 from docqa.traces import STYLE, render_trace_html, usage_line
 
@@ -85,8 +85,10 @@ def render_traces(
 ) -> list[Path]:
     """Write one page per prediction (those in ``only`` if given) and an index of them; a
     question in ``only`` that the predictions file lacks is an error."""
+    # the seconds of each step are in the run's timings file, when it has one
+    timings = read_timings(predictions_file) if timings_path(predictions_file).is_file() else {}
     predictions = [
-        Prediction.from_dict(row)
+        Prediction.from_dict(join_run_varying(row, timings.get(row["question_id"], {})))
         for row in read_jsonl(predictions_file)
         if "fingerprint" not in row
     ]

@@ -14,35 +14,69 @@ def write_score(
     overall = sum(by_kind.values()) / len(by_kind)
     path = folder / "scores" / dataset / method / f"{model}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({
-        "dataset": dataset, "method": method, "model": model, "metric": "slideagent",
-        "summary": {"questions": 10 * len(by_kind), "errors": 0, "missing": 0, "overall": overall},
-        "breakdown": {"kind": {k: {"questions": 10, "overall": v} for k, v in by_kind.items()}},
-        "per_question": [],
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "dataset": dataset,
+                "method": method,
+                "model": model,
+                "metric": "slideagent",
+                "summary": {
+                    "questions": 10 * len(by_kind),
+                    "errors": 0,
+                    "missing": 0,
+                    "overall": overall,
+                },
+                "breakdown": {
+                    "kind": {k: {"questions": 10, "overall": v} for k, v in by_kind.items()}
+                },
+                "per_question": [],
+            }
+        )
+    )
     return path
 
 
-def write_recall(folder: Path, dataset: str, retriever: str, recall: list[float],
-                 random: list[float]) -> Path:
+def write_recall(
+    folder: Path, dataset: str, retriever: str, recall: list[float], random: list[float]
+) -> Path:
     path = folder / "index" / dataset / retriever / "recall.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({
-        "dataset": dataset, "retriever": retriever, "questions": 50,
-        "k": list(range(1, len(recall) + 1)), "recall": recall, "random": random,
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "dataset": dataset,
+                "retriever": retriever,
+                "questions": 50,
+                "k": list(range(1, len(recall) + 1)),
+                "recall": recall,
+                "random": random,
+            }
+        )
+    )
     return path
 
 
 @pytest.fixture
 def score_files(tmp_path: Path) -> list[Path]:
     return [
-        write_score(tmp_path, "synthslides", "text_rag_top4", "gemma3-270m",
-                    {"chart_value": 50.0, "table_lookup": 70.0, "title": 90.0}),
-        write_score(tmp_path, "synthslides", "vanilla", "gemma3-270m",
-                    {"chart_value": 20.0, "table_lookup": 40.0}),
-        write_score(tmp_path, "mmlongbench", "vanilla", "qwen2.5-vl-7b",
-                    {"Chart": 30.0, "Pure-text": 55.0}),
+        write_score(
+            tmp_path,
+            "synthslides",
+            "text_rag_top4",
+            "gemma3-270m",
+            {"chart_value": 50.0, "table_lookup": 70.0, "title": 90.0},
+        ),
+        write_score(
+            tmp_path,
+            "synthslides",
+            "vanilla",
+            "gemma3-270m",
+            {"chart_value": 20.0, "table_lookup": 40.0},
+        ),
+        write_score(
+            tmp_path, "mmlongbench", "vanilla", "qwen2.5-vl-7b", {"Chart": 30.0, "Pure-text": 55.0}
+        ),
     ]
 
 
@@ -50,12 +84,19 @@ def score_files(tmp_path: Path) -> list[Path]:
 def recall_files(tmp_path: Path) -> list[Path]:
     random = [10.0 * k for k in range(1, 11)]
     return [
-        write_recall(tmp_path, "synthslides", "bm25",
-                     [40, 55, 65, 72, 78, 82, 86, 89, 92, 94], random),
-        write_recall(tmp_path, "synthslides", "dense",
-                     [35, 50, 62, 70, 77, 83, 87, 90, 93, 95], random),
-        write_recall(tmp_path, "mmlongbench", "bm25", [20, 30, 38, 44, 50, 54, 58, 61, 64, 66],
-                     [2.0 * k for k in range(1, 11)]),
+        write_recall(
+            tmp_path, "synthslides", "bm25", [40, 55, 65, 72, 78, 82, 86, 89, 92, 94], random
+        ),
+        write_recall(
+            tmp_path, "synthslides", "dense", [35, 50, 62, 70, 77, 83, 87, 90, 93, 95], random
+        ),
+        write_recall(
+            tmp_path,
+            "mmlongbench",
+            "bm25",
+            [20, 30, 38, 44, 50, 54, 58, 61, 64, 66],
+            [2.0 * k for k in range(1, 11)],
+        ),
     ]
 
 

@@ -13,14 +13,28 @@ from docqa.report.retrieval_table import retrieval_table, write_retrieval_table
 K = list(range(1, 11))
 
 
-def recall_file(folder: Path, dataset: str, retriever: str, recall: list[float],
-                random: list[float] | None = None, questions: int = 40) -> Path:
+def recall_file(
+    folder: Path,
+    dataset: str,
+    retriever: str,
+    recall: list[float],
+    random: list[float] | None = None,
+    questions: int = 40,
+) -> Path:
     path = folder / dataset / retriever / "recall.json"
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({
-        "dataset": dataset, "retriever": retriever, "questions": questions, "k": K,
-        "recall": recall, "random": random or [10.0 * k for k in K],
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "dataset": dataset,
+                "retriever": retriever,
+                "questions": questions,
+                "k": K,
+                "recall": recall,
+                "random": random or [10.0 * k for k in K],
+            }
+        )
+    )
     return path
 
 
@@ -43,8 +57,10 @@ def test_rows_per_retriever_then_the_random_baseline(tmp_path: Path) -> None:
 
 
 def test_written_as_csv_and_markdown_with_the_best_in_bold(tmp_path: Path) -> None:
-    files = [recall_file(tmp_path, "synth", name, [base + k for k in K])
-             for name, base in (("bm25", 70.0), ("dense", 60.0))]
+    files = [
+        recall_file(tmp_path, "synth", name, [base + k for k in K])
+        for name, base in (("bm25", 70.0), ("dense", 60.0))
+    ]
     csv, markdown = tmp_path / "tables" / "retrieval.csv", tmp_path / "tables" / "retrieval.md"
     write_retrieval_table(retrieval_table(files), csv, markdown)
     assert pd.read_csv(csv)["retriever"].tolist() == ["bm25", "dense", "random"]

@@ -27,60 +27,101 @@ def write_score(
     defined = [s for s in scores if s is not None]
     interval = bootstrap_ci(defined)
     summary = {
-        "questions": len(scores), "predictions": len(scores) - missing, "errors": errors,
-        "missing": missing, "num": 40.0, "num_questions": 2, "f1": f1, "f1_questions": 2,
-        "overall": 100.0 * sum(defined) / len(defined), "page_recall": 80.0,
-        "page_precision": 30.0, "calls": len(scores) if calls is None else calls,
-        "seconds": seconds, "tokens_in": 1000, "tokens_out": 10, "scorer": scorer or {},
+        "questions": len(scores),
+        "predictions": len(scores) - missing,
+        "errors": errors,
+        "missing": missing,
+        "num": 40.0,
+        "num_questions": 2,
+        "f1": f1,
+        "f1_questions": 2,
+        "overall": 100.0 * sum(defined) / len(defined),
+        "page_recall": 80.0,
+        "page_precision": 30.0,
+        "calls": len(scores) if calls is None else calls,
+        "seconds": seconds,
+        "tokens_in": 1000,
+        "tokens_out": 10,
+        "scorer": scorer or {},
         "intervals": {"overall": None if interval is None else [100 * b for b in interval]},
     }
     per_question = [
-        {"question_id": f"q{i}", "kind": "chart_value", "answer_format": "Int", "numeric": True,
-         "score": s, "num": s, "f1": None, "page_recall": 100.0, "page_precision": 25.0,
-         "answer": "1", "gold": "1", "error": ""}
+        {
+            "question_id": f"q{i}",
+            "kind": "chart_value",
+            "answer_format": "Int",
+            "numeric": True,
+            "score": s,
+            "num": s,
+            "f1": None,
+            "page_recall": 100.0,
+            "page_precision": 25.0,
+            "answer": "1",
+            "gold": "1",
+            "error": "",
+        }
         for i, s in enumerate(scores)
     ]
     path = folder / "scores" / dataset / method / f"{model}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({
-        "dataset": dataset, "method": method, "model": model, "metric": "slideagent",
-        "options": {}, "summary": summary,
-        "breakdown": {
-            "kind": {"chart_value": {"questions": len(scores), "overall": summary["overall"]}}
-        },
-        "per_question": per_question,
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "dataset": dataset,
+                "method": method,
+                "model": model,
+                "metric": "slideagent",
+                "options": {},
+                "summary": summary,
+                "breakdown": {
+                    "kind": {
+                        "chart_value": {"questions": len(scores), "overall": summary["overall"]}
+                    }
+                },
+                "per_question": per_question,
+            }
+        )
+    )
     return path
 
 
 def write_failures(folder: Path, dataset: str, doc_ids: list[str]) -> Path:
     path = folder / "pages" / dataset / "failures.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(
-        json.dumps({"stage": "render", "doc_id": d, "path": f"{d}.pdf", "error": "bad",
-                    "fix": "x"}) + "\n"
-        for d in doc_ids
-    ))
+    path.write_text(
+        "".join(
+            json.dumps(
+                {"stage": "render", "doc_id": d, "path": f"{d}.pdf", "error": "bad", "fix": "x"}
+            )
+            + "\n"
+            for d in doc_ids
+        )
+    )
     return path
 
 
 @pytest.fixture
 def files(tmp_path: Path) -> tuple[list[Path], list[Path]]:
     scores = [
-        write_score(tmp_path, "synth", "vanilla", "m1", [1.0, 0.0, 0.0, 1.0], errors=1,
-                    calls=8, seconds=2.0),
+        write_score(
+            tmp_path, "synth", "vanilla", "m1", [1.0, 0.0, 0.0, 1.0], errors=1, calls=8, seconds=2.0
+        ),
         write_score(tmp_path, "synth", "rag", "m1", [1.0, 1.0, 1.0, 0.0], f1=None),
         write_score(tmp_path, "other", "rag", "m1", [0.5, 0.5]),
     ]
-    failures = [write_failures(tmp_path, "synth", ["deck_b", "deck_a", "deck_b"]),
-                write_failures(tmp_path, "other", [])]
+    failures = [
+        write_failures(tmp_path, "synth", ["deck_b", "deck_a", "deck_b"]),
+        write_failures(tmp_path, "other", []),
+    ]
     return scores, failures
 
 
 def test_one_row_per_run_with_summary_values(files) -> None:
     df = results_table(*files)
     assert list(zip(df["dataset"], df["method"])) == [
-        ("other", "rag"), ("synth", "rag"), ("synth", "vanilla")
+        ("other", "rag"),
+        ("synth", "rag"),
+        ("synth", "vanilla"),
     ]
     vanilla = df.iloc[2]
     assert vanilla["questions"] == 4
@@ -129,8 +170,10 @@ def test_p_values_against_the_best_run_of_each_dataset(tmp_path: Path) -> None:
 
 
 def test_undefined_question_scores_are_left_out_of_the_comparison(tmp_path: Path) -> None:
-    paths = [write_score(tmp_path, "synth", "rag", "m1", [1.0, None, 1.0]),
-             write_score(tmp_path, "synth", "bm25", "m1", [1.0, 0.0, 1.0])]
+    paths = [
+        write_score(tmp_path, "synth", "rag", "m1", [1.0, None, 1.0]),
+        write_score(tmp_path, "synth", "bm25", "m1", [1.0, 0.0, 1.0]),
+    ]
     df = results_table(paths, []).set_index("method")
     assert df.loc["rag", CI_COLUMN] == "[100.0, 100.0]"
     assert float(df.loc["bm25", P_COLUMN]) == 1.0  # equal on the two shared questions
@@ -144,14 +187,36 @@ def test_score_outside_unit_interval_names_the_file(tmp_path: Path) -> None:
 
 def test_markdown_says_how_answers_were_scored(tmp_path: Path) -> None:
     paths = [
-        write_score(tmp_path, "mmlb", "rag", "m1", [1.0],
-                    scorer={"extractor": "rules", "step_failures": 0}),
-        write_score(tmp_path, "ldu", "rag", "m1", [1.0],
-                    scorer={"extractor": "model", "model": "gpt", "prompt_sha256": "96a22c30" * 8,
-                            "step_failures": 2}),
-        write_score(tmp_path, "feta", "rag", "m1", [1.0],
-                    scorer={"judge": "qwen", "prompt": "paper", "prompt_sha256": "ab" * 32,
-                            "unjudged": "wrong", "step_failures": 3}),
+        write_score(
+            tmp_path, "mmlb", "rag", "m1", [1.0], scorer={"extractor": "rules", "step_failures": 0}
+        ),
+        write_score(
+            tmp_path,
+            "ldu",
+            "rag",
+            "m1",
+            [1.0],
+            scorer={
+                "extractor": "model",
+                "model": "gpt",
+                "prompt_sha256": "96a22c30" * 8,
+                "step_failures": 2,
+            },
+        ),
+        write_score(
+            tmp_path,
+            "feta",
+            "rag",
+            "m1",
+            [1.0],
+            scorer={
+                "judge": "qwen",
+                "prompt": "paper",
+                "prompt_sha256": "ab" * 32,
+                "unjudged": "wrong",
+                "step_failures": 3,
+            },
+        ),
         write_score(tmp_path, "synth", "rag", "m1", [1.0]),
     ]
     text = to_markdown(results_table(paths, []))
@@ -178,8 +243,11 @@ def test_duplicate_run_is_an_error(tmp_path: Path) -> None:
 def test_markdown_bolds_best_per_dataset(files) -> None:
     lines = to_markdown(results_table(*files)).splitlines()
     header = [cell.strip() for cell in lines[2].strip("|").split("|")]
-    rows = {line.split("|")[2].strip(): [c.strip() for c in line.strip("|").split("|")]
-            for line in lines if line.startswith("| synth") or line.startswith("| other")}
+    rows = {
+        line.split("|")[2].strip(): [c.strip() for c in line.strip("|").split("|")]
+        for line in lines
+        if line.startswith("| synth") or line.startswith("| other")
+    }
     column = {name: header.index(name) for name in header}
     rag, vanilla = rows["rag"], rows["vanilla"]
     assert rag[column["Overall"]] == "**75.0**" and vanilla[column["Overall"]] == "50.0"

@@ -15,7 +15,15 @@ from docqa.registry import Registry
 METHODS: Registry[type[Method]] = Registry("method")
 
 #: modules that register a method; add yours here
-METHOD_MODULES = ("docpilot", "mdocagent", "oracle_pages", "text_rag")
+METHOD_MODULES = (
+    "docpilot",
+    "image_rag",
+    "mdocagent",
+    "oracle_pages",
+    "slideagent",
+    "text_rag",
+    "vanilla",
+)
 
 #: a method option ending in this names another configured model for one of its roles
 #: (e.g. ``text_model: llama-3.1-8b``); the infer job loads it beside the run's model

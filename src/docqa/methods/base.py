@@ -62,5 +62,4 @@ class Method(ABC):
     retrievers: tuple[str, ...] = ()
 
     @abstractmethod
-    async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
-        ...
+    async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction: ...

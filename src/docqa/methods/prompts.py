@@ -42,9 +42,14 @@ def format_pages(pages: tuple[tuple[int, str], ...] | list[tuple[int, str]]) -> 
     return "".join(f"### Page {index + 1}\n{text.strip()}\n" for index, text in pages)
 
 
-def reading_prompt(pages: list[tuple[int, str]], question: str) -> str:
+def reading_preamble() -> str:
+    """The instruction and the worked examples that come before the real pages."""
     examples = "".join(
         f"{format_pages(example_pages)}Q: {example_question}\nA: {example_answer}\n\n"
         for example_pages, example_question, example_answer in FEW_SHOT
     )
-    return f"{INSTRUCTION}{examples}{format_pages(pages)}Q: {question.strip()}\nA:"
+    return INSTRUCTION + examples
+
+
+def reading_prompt(pages: list[tuple[int, str]], question: str) -> str:
+    return f"{reading_preamble()}{format_pages(pages)}Q: {question.strip()}\nA:"

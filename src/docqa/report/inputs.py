@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from docqa.jsonl import read_jsonl
+from docqa.prediction import read_timings, timings_path
 
 SCORE_KEYS = ("dataset", "method", "model", "summary", "per_question")
 SUMMARY_KEYS = ("questions", "errors", "missing")
@@ -54,7 +55,7 @@ class RecallCurve:
     random: list[float]
 
 
-def _load_json(path: Path) -> dict[str, Any]:
+def load_json_object(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
@@ -72,24 +73,43 @@ def _require(path: Path, data: dict[str, Any], keys: tuple[str, ...], where: str
         raise ValueError(f"{path}: {where}missing field(s) {', '.join(missing)}")
 
 
-def load_scores(path: Path) -> Scores:
-    data = _load_json(path)
+def run_timings(predictions: Path) -> dict[str, float]:
+    """A run's wall-clock ``seconds`` (summed over questions) and ``peak_memory_mb`` (the
+    highest of any question), from the timings file beside its ``predictions`` (they change
+    from run to run, so neither the predictions nor the score file hold them); ``{}`` when the
+    run has no timings file."""
+    if not timings_path(predictions).is_file():
+        return {}
+    measured = list(read_timings(predictions).values())
+    seconds = [float(m.get("usage.seconds", 0.0)) for m in measured]
+    memory = [float(m.get("usage.peak_memory_mb", 0.0)) for m in measured]
+    return {"seconds": round(sum(seconds), 3), "peak_memory_mb": round(max(memory, default=0.0), 1)}
+
+
+def load_scores(path: Path, runs_dir: Path | None = None) -> Scores:
+    """One score file; with ``runs_dir`` (``results/runs``), its summary also gets the run's
+    ``seconds`` and ``peak_memory_mb`` (:func:`run_timings`)."""
+    data = load_json_object(path)
     _require(path, data, SCORE_KEYS)
     _require(path, data["summary"], SUMMARY_KEYS, where="summary: ")
+    summary = dict(data["summary"])
+    if runs_dir is not None:
+        run = Path(runs_dir, str(data["dataset"]), str(data["method"]), str(data["model"]))
+        summary.update(run_timings(run / "predictions.jsonl"))
     return Scores(
         path=Path(path),
         dataset=str(data["dataset"]),
         method=str(data["method"]),
         model=str(data["model"]),
         metric=str(data.get("metric", "")),
-        summary=data["summary"],
+        summary=summary,
         breakdown=data.get("breakdown", {}),
         per_question=data["per_question"],
     )
 
 
 def load_recall(path: Path) -> RecallCurve:
-    data = _load_json(path)
+    data = load_json_object(path)
     _require(path, data, RECALL_KEYS)
     lengths = {len(data[key]) for key in ("k", "recall", "random")}
     if len(lengths) != 1:

@@ -30,8 +30,10 @@ def retrieval_table(recall_files: list[Path], depths: tuple[int, ...] = DEPTHS) 
     questions; the recall files of one dataset must agree on it (they cover the same questions
     and documents), or the table would compare retrievers on different questions.
     """
-    curves = sorted((load_recall(Path(path)) for path in recall_files),
-                    key=lambda curve: (curve.dataset, curve.retriever))
+    curves = sorted(
+        (load_recall(Path(path)) for path in recall_files),
+        key=lambda curve: (curve.dataset, curve.retriever),
+    )
     rows: list[dict[str, object]] = []
     for _, members in groupby(curves, key=lambda curve: curve.dataset):
         group = list(members)
@@ -54,7 +56,10 @@ def _row(
 ) -> dict[str, object]:
     recall = {f"recall@{k}": _at(curve, values, k) for k in depths}
     return {
-        "dataset": curve.dataset, "retriever": retriever, "questions": curve.questions, **recall
+        "dataset": curve.dataset,
+        "retriever": retriever,
+        "questions": curve.questions,
+        **recall,
     }
 
 

@@ -31,6 +31,8 @@ BASELINE_COLOUR = "#7F7F7F"
 
 # A two-column paper's full text width, in inches; fonts are sized for print at 1:1.
 PAGE_WIDTH = 7.0
+#: PNG resolution unless the config's report.figures.dpi says otherwise
+DPI = 300
 
 RC_PARAMS = {
     "font.family": "DejaVu Sans",
@@ -50,7 +52,7 @@ RC_PARAMS = {
     "grid.alpha": 0.5,
     "lines.linewidth": 1.5,
     "lines.markersize": 4,
-    "savefig.dpi": 300,
+    "savefig.dpi": DPI,
     # TrueType (not Type 3) fonts in PDFs: editable text, accepted by publishers.
     "pdf.fonttype": 42,
     "svg.hashsalt": "docqa",
@@ -76,11 +78,11 @@ def hatch(index: int) -> str:
     return HATCHES[(index // len(OKABE_ITO)) % len(HATCHES)]
 
 
-def save_figure(figure: Figure, png: Path, pdf: Path) -> None:
-    """Save ``figure`` as PNG and PDF without timestamps or version strings in the files."""
+def save_figure(figure: Figure, png: Path, pdf: Path, dpi: int = DPI) -> None:
+    """Save ``figure`` as PNG (at ``dpi``) and PDF without timestamps or version strings."""
     for path in (png, pdf):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(png, format="png", metadata={"Software": None})
+    figure.savefig(png, format="png", dpi=dpi, metadata={"Software": None})
     figure.savefig(
         pdf, format="pdf", metadata={"CreationDate": None, "Producer": None, "Creator": None}
     )

@@ -14,19 +14,39 @@ from docqa.statistics import PAIRED_RESAMPLES, RESAMPLES, SEED, paired_bootstrap
 CI_COLUMN = "Overall 95% CI"
 P_COLUMN = "p vs best"
 COLUMNS = (
-    "dataset", "method", "model", "questions", "errors", "missing", "Num", "F1", "Overall",
-    CI_COLUMN, P_COLUMN, "page recall", "page precision", "calls/question", "seconds/question",
+    "dataset",
+    "method",
+    "model",
+    "questions",
+    "errors",
+    "missing",
+    "Num",
+    "F1",
+    "Overall",
+    CI_COLUMN,
+    P_COLUMN,
+    "page recall",
+    "page precision",
+    "calls/question",
+    "seconds/question",
 )
 # Summary field behind each score column (all percentages).
 SCORE_FIELDS = {
-    "Num": "num", "F1": "f1", "Overall": "overall",
-    "page recall": "page_recall", "page precision": "page_precision",
+    "Num": "num",
+    "F1": "f1",
+    "Overall": "overall",
+    "page recall": "page_recall",
+    "page precision": "page_precision",
 }
 HIGHER_IS_BETTER = ("Num", "F1", "Overall", "page recall", "page precision")
 LOWER_IS_BETTER = ("errors", "missing", "calls/question", "seconds/question")
 DECIMALS = {
-    "questions": 0, "errors": 0, "missing": 0, **{column: 1 for column in SCORE_FIELDS},
-    "calls/question": 2, "seconds/question": 2,
+    "questions": 0,
+    "errors": 0,
+    "missing": 0,
+    **{column: 1 for column in SCORE_FIELDS},
+    "calls/question": 2,
+    "seconds/question": 2,
 }
 # Where failures are listed: DataFrame.attrs key, {dataset: [failed doc ids]}.
 FAILED_DOCUMENTS = "failed_documents"
@@ -119,13 +139,16 @@ def _row(scores: Scores, p_value: str) -> dict[str, Any]:
     }
 
 
-def results_table(score_files: list[Path], failure_files: list[Path]) -> pd.DataFrame:
-    """One row per (dataset, method, model), sorted by those three.
+def results_table(
+    score_files: list[Path], failure_files: list[Path], runs_dir: Path | None = None
+) -> pd.DataFrame:
+    """One row per (dataset, method, model), sorted by those three; seconds per question come
+    from the runs' timings files under ``runs_dir`` (:func:`docqa.report.inputs.load_scores`).
 
     The failed documents of each failures file go to ``df.attrs["failed_documents"]``
     ({dataset: sorted doc ids}), where :func:`write_tables` finds them.
     """
-    all_scores = [load_scores(Path(path)) for path in score_files]
+    all_scores = [load_scores(Path(path), runs_dir) for path in score_files]
     seen: dict[tuple[str, str, str], Path] = {}
     for scores in all_scores:
         key = (scores.dataset, scores.method, scores.model)
@@ -155,17 +178,23 @@ def _scoring_note(scores: Scores) -> str:
     run = f"{scores.dataset} / {scores.label}"
     failures = int(scorer.get("step_failures", 0))
     if scorer.get("extractor") == "rules":
-        return (f"- {run} ({scores.metric}): short answers extracted by docqa's rules, not by "
-                "the benchmark's model extractor (no extraction model configured)")
+        return (
+            f"- {run} ({scores.metric}): short answers extracted by docqa's rules, not by "
+            "the benchmark's model extractor (no extraction model configured)"
+        )
     if scorer.get("extractor") == "model":
-        return (f"- {run} ({scores.metric}): short answers extracted by {scorer['model']} "
-                f"(prompt sha256 {scorer['prompt_sha256'][:12]}); {failures} failed "
-                "extraction(s) scored 0")
+        return (
+            f"- {run} ({scores.metric}): short answers extracted by {scorer['model']} "
+            f"(prompt sha256 {scorer['prompt_sha256'][:12]}); {failures} failed "
+            "extraction(s) scored 0"
+        )
     if "judge" in scorer:
         fate = "scored 0" if scorer.get("unjudged") == "wrong" else "left out"
-        return (f"- {run} ({scores.metric}): judged by {scorer['judge']} ({scorer['prompt']} "
-                f"prompt, sha256 {scorer['prompt_sha256'][:12]}); {failures} answer(s) without "
-                f"a verdict (unparseable reply or failed call), {fate}")
+        return (
+            f"- {run} ({scores.metric}): judged by {scorer['judge']} ({scorer['prompt']} "
+            f"prompt, sha256 {scorer['prompt_sha256'][:12]}); {failures} answer(s) without "
+            f"a verdict (unparseable reply or failed call), {fate}"
+        )
     return ""
 
 

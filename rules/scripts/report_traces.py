@@ -1,0 +1,14 @@
+from pathlib import Path
+
+from docqa.logs import setup_job_logging
+from docqa.traces_cli import render_traces
+
+setup_job_logging(snakemake.log[0])
+# a run without predictions still gets its (empty) index
+Path(snakemake.output[0]).mkdir(parents=True, exist_ok=True)
+render_traces(
+    Path(snakemake.input.predictions),
+    Path(snakemake.input.questions),
+    Path(snakemake.input.pages),
+    Path(snakemake.output[0]),
+)

@@ -1,0 +1,50 @@
+"""Image RAG (M3DocRAG, Cho et al., 2024): the top-k pages by a page-image retriever, given to
+the model as images.
+
+M3DocRAG ranks a document's pages with ColPali (exact MaxSim over the page embeddings) and asks
+Qwen2-VL-7B about the top-k page images; the papers report top-1 and top-4. ``retriever`` names
+a configured retriever, normally ``colpali`` or ``colqwen2``; any retriever works (offline
+there is no page-image model, and ``bm25`` ranks pages by their text). Pages are shown best
+first, each headed by its page number, in docqa's few-shot reading prompt
+(:func:`docqa.methods.vanilla.reading_request`); a text-only model reads them as their OCR
+text, and a page without any as the placeholder that says so.
+"""
+
+from __future__ import annotations
+
+from docqa.methods import METHODS
+from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.vanilla import ask, page_part
+from docqa.prediction import Prediction
+from docqa.question import Question
+
+
+@METHODS.register("image_rag")
+class ImageRAG(Method):
+    def __init__(
+        self,
+        retriever: str = "colpali",
+        top_k: int = 4,
+        max_chars_per_page: int = 1500,
+        max_new_tokens: int = 24,
+    ) -> None:
+        if top_k < 1:
+            raise ValueError(f"image_rag: top_k must be at least 1, not {top_k}")
+        self.retriever = retriever
+        self.retrievers = (retriever,)
+        self.top_k = top_k
+        self.max_chars_per_page = max_chars_per_page
+        self.max_new_tokens = max_new_tokens
+
+    async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
+        ranked = env.searcher(self.retriever).search(question.question, self.top_k)
+        shown = [
+            (f"### Page {page + 1}", page_part(env, page, self.max_chars_per_page))
+            for page in ranked
+        ]
+        answer, usage, output = await ask(
+            models.main, question.question, shown, self.max_new_tokens
+        )
+        retrieve = {"step": "retrieve", "retriever": self.retriever, "pages": ranked}
+        read = {"step": "read", "pages": ranked, "output": output}
+        return Prediction(question.question_id, answer, ranked, [retrieve, read], usage)

@@ -1,0 +1,6 @@
+"""SlideAgent (Jin et al., 2025): hierarchical knowledge over slide decks; see README.md here
+for every design decision."""
+
+from docqa.methods.slideagent.method import SlideAgent
+
+__all__ = ["SlideAgent"]

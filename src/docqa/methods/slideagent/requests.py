@@ -1,0 +1,113 @@
+"""What SlideAgent's question-time agents receive: the classifier, the sub-query writer, the
+three level readers and the synthesizer.
+
+Text-only models read every page image as its OCR text (an image part carries it). With
+``single_image`` the page reader gets the retrieved pages as one grid image (the seed's protocol
+for single-image models), whose OCR text is the pages' texts in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.document import Page
+from docqa.methods.mdocagent_requests import NO_OCR_TEXT, page_image
+from docqa.methods.slideagent import prompts
+from docqa.methods.slideagent.build import thousandths
+from docqa.methods.slideagent.knowledge import DescribedElement
+from docqa.page_grid import grid_image
+
+LEVEL_NAMES = {"global": "Deck level", "page": "Page level", "element": "Element level"}
+
+
+def classify(question: str, generation: Generation) -> ChatRequest:
+    return ChatRequest.prompt(
+        f"{prompts.CLASSIFY}Question: {question}\n{prompts.CLASSIFY_OPEN}", generation
+    )
+
+
+def subqueries(question: str, count: int, generation: Generation) -> ChatRequest:
+    return ChatRequest.prompt(
+        f"{prompts.SUBQUERIES.format(count=count)}Question: {question}\n{prompts.SUBQUERIES_OPEN}",
+        generation,
+    )
+
+
+def read_global(question: str, knowledge: str, generation: Generation) -> ChatRequest:
+    return ChatRequest.prompt(
+        f"{prompts.READ_GLOBAL}Global knowledge: {knowledge}\n"
+        f"Question: {question}\n{prompts.ANSWER_OPEN}",
+        generation,
+    )
+
+
+def read_pages(
+    question: str,
+    pages: Sequence[Page],
+    texts: Sequence[str],
+    knowledge: Sequence[str],
+    grid: Path | None,
+    generation: Generation,
+) -> ChatRequest:
+    """``texts`` and ``knowledge`` are the pages' OCR texts and page knowledge, in the order of
+    ``pages``; with ``grid`` the pages are shown as that one image."""
+    parts: list[Part] = [Part.of_text(prompts.READ_PAGES)]
+    for page, text in zip(pages, knowledge):
+        parts.append(Part.of_text(f"Page {page.index + 1} knowledge: {text}\n"))
+    if grid is not None:
+        shown = "\n".join(
+            f"[page {page.index + 1}]\n{text}" for page, text in zip(pages, texts) if text.strip()
+        )
+        parts.append(Part.of_image(str(grid), shown or NO_OCR_TEXT))
+    else:
+        for page, text in zip(pages, texts):
+            parts += [Part.of_text(f"Page {page.index + 1}:\n"), page_image(page.image, text)]
+    parts.append(Part.of_text(f"\nQuestion: {question}\n{prompts.ANSWER_OPEN}"))
+    return ChatRequest((Message("user", tuple(parts)),), generation)
+
+
+def read_elements(
+    question: str,
+    elements: Sequence[DescribedElement],
+    pages: dict[int, Page],
+    generation: Generation,
+) -> ChatRequest:
+    listed = "".join(
+        f"- {element.kind}, page {element.page + 1}, box "
+        f"{list(thousandths(element.bbox, pages[element.page].width, pages[element.page].height))}"
+        f": {element.description}"
+        + (f" | text: {' '.join(element.text.split())}" if element.text.strip() else "")
+        + "\n"
+        for element in elements
+    )
+    listed = listed or "(no elements)\n"
+    return ChatRequest.prompt(
+        f"{prompts.READ_ELEMENTS}Elements:\n{listed}Question: {question}\n{prompts.ANSWER_OPEN}",
+        generation,
+    )
+
+
+def synthesize(
+    question: str, answers: Sequence[tuple[str, str]], generation: Generation
+) -> ChatRequest:
+    """``answers`` are (level, answer) in level order."""
+    listed = "".join(f"{LEVEL_NAMES[level]}: {answer}\n" for level, answer in answers)
+    return ChatRequest.prompt(
+        f"{prompts.SYNTHESIZE}Question: {question}\n{listed}Final {prompts.ANSWER_OPEN}",
+        generation,
+    )
+
+
+def page_grid(pages: Sequence[Page], folder: Path) -> Path:
+    """The pages as one grid image in ``folder`` (named by document and pages, so a rerun
+    writes the same file)."""
+    numbers = "-".join(str(page.index + 1) for page in pages)
+    path = folder / f"{pages[0].doc_id}-p{numbers}.png"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(path.name + ".partial.png")
+        grid_image([page.image for page in pages]).save(partial)
+        partial.replace(path)
+    return path

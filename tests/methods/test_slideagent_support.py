@@ -1,0 +1,143 @@
+"""What the SlideAgent tests share: the real six-page PDF of the DocPilot tests (rendered and
+OCRed by docqa) with a real BM25 index, and ``SlideScript``, a real backend that tells each
+SlideAgent agent from its prompt and answers with that agent's scripted reply."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_docpilot_support import acme_document  # noqa: F401 - the acme fixture
+
+from docqa.backends.base import Backend, Completion
+from docqa.backends.client import ModelClient
+from docqa.backends.request import ChatRequest
+from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.slideagent import prompts
+from docqa.prediction import Prediction, Usage
+from docqa.question import Question
+from docqa.retrievers import IndexedPage, create_retriever
+
+#: agent → the prompt its request starts with
+AGENT_PROMPTS = {
+    "global": prompts.GLOBAL,
+    "refine": prompts.REFINE,
+    "page": prompts.PAGE,
+    "element": prompts.ELEMENT,
+    "classifier": prompts.CLASSIFY,
+    "subqueries": prompts.SUBQUERIES.split("{")[0],
+    "read_global": prompts.READ_GLOBAL,
+    "read_page": prompts.READ_PAGES,
+    "read_element": prompts.READ_ELEMENTS,
+    "synthesizer": prompts.SYNTHESIZE,
+}
+
+Reply = str | Callable[[ChatRequest], str] | BaseException
+
+CLEAN: dict[str, Reply] = {
+    "global": " An annual report of Acme for fiscal year 2023.",
+    "refine": " Acme's 2023 annual report: revenue, staff, orders and outlook.",
+    "page": " This page shows a part of Acme's report.",
+    "element": " Title of the slide.\nE2: Body text of the slide.\nE3: A bar chart of orders.",
+    "classifier": " factual",
+    "subqueries": " orders Q3\n2. quarterly orders chart",
+    "read_global": " The report covers 2023.",
+    "read_page": " 77",
+    "read_element": " 77 orders",
+    "synthesizer": " 77",
+}
+QUESTION = Question(
+    "q-orders", "acme", "How many quarterly orders were there in Q3?", "77", "Int", [3]
+)
+
+
+def agent_of(request: ChatRequest) -> str:
+    first = request.messages[0].parts[0].text
+    for agent, prompt in AGENT_PROMPTS.items():
+        if first.startswith(prompt):
+            return agent
+    raise AssertionError(f"no SlideAgent prompt starts {first[:200]!r}")
+
+
+class SlideScript(Backend):
+    """Answers each agent with ``replies[agent]`` (a string, a function of the request, or an
+    exception to raise); text-only unless ``sees_images``. Logs (agent, request)."""
+
+    def __init__(self, replies: dict[str, Reply] | None = None, sees_images: bool = False):
+        self.replies = {**CLEAN, **(replies or {})}
+        self.sees_images = sees_images
+        self.log: list[tuple[str, ChatRequest]] = []
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"id": "slide-script"}
+
+    def validate(self, request: ChatRequest) -> None:
+        if not self.sees_images:
+            request.as_text_only()
+
+    def generate(self, requests: list[ChatRequest]) -> list[Completion]:
+        completions = []
+        for request in requests:
+            self.validate(request)
+            agent = agent_of(request)
+            self.log.append((agent, request))
+            reply = self.replies[agent]
+            if isinstance(reply, BaseException):
+                raise reply
+            text = reply(request) if callable(reply) else reply
+            completions.append(Completion(text, Usage(calls=1, tokens_in=10, tokens_out=2)))
+        return completions
+
+    def agents(self) -> list[str]:
+        return [agent for agent, _ in self.log]
+
+    def requests_of(self, agent: str) -> list[ChatRequest]:
+        return [request for name, request in self.log if name == agent]
+
+
+def text_of(request: ChatRequest) -> str:
+    readable = (
+        request.as_text_only()
+        if all(p.text for m in request.messages for p in m.parts if p.kind == "image")
+        else request
+    )
+    return "".join(part.text for message in readable.messages for part in message.parts)
+
+
+def with_bm25(env: DocumentEnv, folder: Path) -> DocumentEnv:
+    """``env`` with a real BM25 index of its pages (built in ``folder``)."""
+    retriever = create_retriever({"type": "bm25"})
+    retriever.build(
+        [IndexedPage(text, Path(page.image)) for text, page in zip(env.page_texts, env.pages)],
+        folder,
+    )
+    return replace(env, searchers={"bm25": retriever.load(folder)})
+
+
+@pytest.fixture(name="indexed")
+def indexed_acme(acme: DocumentEnv, tmp_path: Path) -> DocumentEnv:
+    """The acme document with a real BM25 index of its pages."""
+    return with_bm25(acme, tmp_path / "bm25")
+
+
+def ask(
+    method: Method, env: DocumentEnv, backend: Backend, question: Question = QUESTION
+) -> Prediction:
+    async def go() -> Prediction:
+        client = ModelClient(backend)
+        try:
+            return await method.answer(question, env, Models(client))
+        finally:
+            await client.close()
+
+    return asyncio.run(go())
+
+
+def step(prediction: Prediction, name: str) -> dict[str, Any]:
+    """The first trace step named ``name`` (its ``step`` or ``agent``)."""
+    return next(s for s in prediction.trace if name in (s.get("agent"), s.get("step")))

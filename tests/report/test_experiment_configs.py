@@ -1,0 +1,116 @@
+"""Every paper experiment config validates, names only defined things, plans a DAG with
+``snakemake -n``, and its header's documented ``--config`` override swaps the models."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import update_config, validate
+from workflow import ROOT, snakemake, workflow_copy
+
+from docqa.config_check import check_references, experiment_grid
+from docqa.methods import METHODS, create_method, load_methods
+
+EXPERIMENTS = ROOT / "config" / "experiments"
+# Method types other helpers are registering now; until then their entries are checked by the
+# schema and the dry run only.
+UPCOMING_TYPES = {"vanilla", "image_rag", "slideagent"}
+# Configs that build on another experiment's methods and retrievers.
+BASES = {"mdocagent_longdocurl_sources.yaml": ["mdocagent_main.yaml"]}
+OVERRIDE = re.compile(r"^# override: --config '(?P<value>.+)'$", re.MULTILINE)
+CONFIGS = sorted(path.name for path in EXPERIMENTS.glob("*.yaml"))
+# Report outputs each experiment's grid must plan (its paper table and its own figures).
+PLANNED = {
+    "mdocagent_main.yaml": ["tables/mdocagent_main.tex", "figures/score_by_top_k.png"],
+    "mdocagent_longdocurl_sources.yaml": ["tables/mdocagent_longdocurl_sources.tex"],
+    "slideagent.yaml": ["tables/slideagent.tex"],
+    "docpilot.yaml": [
+        "tables/docpilot.tex",
+        "figures/recall_by_round.png",
+        "figures/calls_per_action.png",
+    ],
+    "quantization.yaml": ["tables/quantization.tex", "figures/quantization.png"],
+}
+
+
+def _configfiles(name: str) -> list[str]:
+    return [
+        "config/datasets.yaml",
+        "config/models.yaml",
+        *(f"config/experiments/{base}" for base in BASES.get(name, [])),
+        f"config/experiments/{name}",
+    ]
+
+
+def _merged(name: str) -> dict:
+    """The config Snakemake runs: config.yaml updated by each --configfile in turn."""
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    for path in _configfiles(name):
+        update_config(config, yaml.safe_load((ROOT / path).read_text()))
+    return config
+
+
+def _override(name: str) -> str:
+    match = OVERRIDE.search((EXPERIMENTS / name).read_text())
+    assert match, f"{name}: the header documents no '# override: --config ...' line"
+    return match["value"]
+
+
+def test_every_paper_experiment_has_a_config() -> None:
+    assert set(CONFIGS) >= {
+        "mdocagent_main.yaml",
+        "mdocagent_longdocurl_sources.yaml",
+        "slideagent.yaml",
+        "docpilot.yaml",
+        "quantization.yaml",
+    }
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_experiment_config_is_valid(name: str) -> None:
+    config = _merged(name)
+    validate(config, str(ROOT / "config" / "config.schema.yaml"))
+    check_references(config)
+    load_methods()
+    used = {method for _, method, _ in experiment_grid(config)}
+    for method in sorted(used):
+        entry = config["methods"][method]
+        if entry["type"] in METHODS.names():
+            create_method(entry)  # options a registered method does not take fail here
+        else:
+            assert entry["type"] in UPCOMING_TYPES, f"{name}: {method}: unknown type"
+    for table in config["report"]["tables"]:
+        for dataset in table.get("datasets", []):
+            assert dataset in config["datasets"], f"{name}: table {table['name']}: {dataset}"
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_documented_override_swaps_the_models_in_a_dry_run(tmp_path: Path, name: str) -> None:
+    override = yaml.safe_load(_override(name).split("=", 1)[1])
+    swapped = {model for experiment in override for model in experiment["models"]}
+    before = {model for _, _, model in experiment_grid(_merged(name))}
+    result = snakemake(
+        workflow_copy(tmp_path),
+        "-n",
+        "--configfile",
+        *_configfiles(name),
+        "--config",
+        _override(name),
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    planned = set(re.findall(r"results/runs/[^/\s]+/[^/\s]+/([^/\s]+)/predictions", result.stdout))
+    assert planned == swapped, (planned, swapped)
+    assert before - swapped, f"{name}: the override swaps no model"
+    for output in PLANNED[name]:
+        assert f"results/{output}" in result.stdout, output
+
+
+def test_override_line_is_a_valid_shell_word() -> None:
+    for name in CONFIGS:
+        text = (EXPERIMENTS / name).read_text()
+        line = next(line for line in text.splitlines() if line.startswith("# override:"))
+        assert shlex.split(line.removeprefix("# override: "))[0] == "--config"

@@ -1,0 +1,125 @@
+"""The served flow end to end: ``docqa serve`` as a subprocess on 127.0.0.1, the infer stage
+(``run_inference``) with a ``backend: openai`` model entry pointing at it, against the same
+stage on the model loaded directly. On a tiny random model (fast) and on the embedded default,
+Gemma 3 270M (slow: it is prepared first, about two minutes)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image, ImageDraw
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from test_serve import docqa_serve, get, tiny_embedded  # noqa: E402
+
+from docqa.models import prepare_model  # noqa: E402
+from docqa.runner import ModelSpec, run_inference  # noqa: E402
+
+SLIDES = [
+    ["Acme Corp", "Annual review 2021"],
+    ["Revenue by year", "2020: 42 million", "2021: 50 million"],
+    ["Costs by year", "2020: 17 million", "2021: 19 million"],
+]
+QUESTIONS = [
+    ("q1", "What was the revenue in 2020?", "42 million", [1]),
+    ("q2", "What were the costs in 2021?", "19 million", [2]),
+    ("q3", "Which company is this review about?", "Acme Corp", [0]),
+    ("q4", "How much did revenue grow from 2020 to 2021?", "8 million", [1]),
+]
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def dataset(folder: Path) -> dict[str, Path]:
+    """One three-slide deck in the files the infer stage reads: pages, OCR lines, questions."""
+    folder.mkdir(parents=True, exist_ok=True)
+    pages, elements = [], []
+    for index, lines in enumerate(SLIDES):
+        image = Image.new("RGB", (320, 180), "white")
+        ImageDraw.Draw(image).multiline_text((8, 8), "\n".join(lines), fill="black")
+        image.save(folder / f"page-{index}.png")
+        pages.append(
+            {"doc_id": "deck", "index": index, "image": str(folder / f"page-{index}.png"),
+             "width": 320, "height": 180, "dpi": 72}
+        )  # fmt: skip
+        elements += [
+            {"doc_id": "deck", "page": index, "kind": "line", "text": text,
+             "bbox": [8, 8 + 12 * order, 200, 20 + 12 * order], "order": order, "conf": 95.0}
+            for order, text in enumerate(lines)
+        ]  # fmt: skip
+    questions = [
+        {"question_id": qid, "doc_id": "deck", "question": question, "answer": answer,
+         "answer_format": "Str", "evidence_pages": evidence}
+        for qid, question, answer, evidence in QUESTIONS
+    ]  # fmt: skip
+    return {
+        "questions": write_jsonl(folder / "questions.jsonl", questions),
+        "documents": write_jsonl(
+            folder / "documents.jsonl", [{"doc_id": "deck", "path": "deck.pdf", "num_pages": 3}]
+        ),
+        "pages": write_jsonl(folder / "pages.jsonl", pages),
+        "elements": write_jsonl(
+            folder / "elements.jsonl", [{"doc_id": "deck", "elements": elements}]
+        ),
+    }
+
+
+def infer(files: dict[str, Path], model: ModelSpec, out: Path) -> list[dict[str, Any]]:
+    """The infer stage with oracle_pages on ``model``; its predictions."""
+    run_inference(
+        **files,
+        index_dirs={},
+        failures=out.parent / "failures.jsonl",
+        method_config={"type": "oracle_pages", "max_new_tokens": 8},
+        retriever_configs={},
+        model=model,
+        role_models={},
+        cache=out.parent / "responses.sqlite",
+        out=out,
+        concurrency=4,
+    )
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def check_served_flow(name: str, model_dir: Path, tmp_path: Path) -> None:
+    files = dataset(tmp_path / "data")
+    entry = {"backend": "embedded", "max_batch_size": 4, "threads": 2}
+    direct = infer(files, ModelSpec(entry, model_dir), tmp_path / "direct" / "predictions.jsonl")
+
+    with docqa_serve(name, entry, model_dir, tmp_path) as (base_url, log):
+        served_entry = {"backend": "openai", "base_url": base_url, "model": name, "vision": False}
+        served_dir = tmp_path / "served-model"
+        prepare_model(f"{name}-served", served_entry, served_dir)
+        served_out = tmp_path / "served" / "predictions.jsonl"
+        served = infer(files, ModelSpec(served_entry, served_dir), served_out)
+        health = get(base_url.removesuffix("/v1") + "/health")
+
+    announced = log.read_text()
+    assert f"serving {name} at {base_url}" in announced and "vision: false" in announced
+    assert health["requests"] == len(QUESTIONS) and health["failed"] == 0
+    assert [row["question_id"] for row in served] == [row["question_id"] for row in direct]
+    assert all(not row["error"] for row in served + direct), served + direct
+    assert [row["answer"] for row in served] == [row["answer"] for row in direct]
+    for mine, theirs in zip(served, direct):
+        assert mine["usage"]["calls"] == 1 and mine["usage"]["tokens_in"] > 0
+        assert mine["usage"]["tokens_in"] == theirs["usage"]["tokens_in"]
+        assert mine["usage"]["tokens_out"] == theirs["usage"]["tokens_out"]
+
+
+def test_the_infer_stage_through_docqa_serve_on_a_tiny_model(tmp_path: Path) -> None:
+    check_served_flow("tiny", tiny_embedded(tmp_path / "tiny"), tmp_path)
+
+
+@pytest.mark.slow
+def test_the_infer_stage_through_docqa_serve_on_the_embedded_default(tmp_path: Path) -> None:
+    folder = tmp_path / "gemma3-270m"
+    prepare_model("gemma3-270m", {"backend": "embedded"}, folder)
+    check_served_flow("gemma3-270m", folder, tmp_path)
