@@ -55,9 +55,7 @@ class DocumentStore:
         retrievers: dict[str, dict[str, Any]],
         overviews: Path | None = None,
     ) -> None:
-        self.documents = {
-            row["doc_id"]: Document.from_dict(row) for row in read_jsonl(documents)
-        }
+        self.documents = {row["doc_id"]: Document.from_dict(row) for row in read_jsonl(documents)}
         self.pages: dict[str, list[Page]] = {}
         for row in read_jsonl(pages):
             page = Page.from_dict(row)
@@ -71,17 +69,30 @@ class DocumentStore:
         for row in read_jsonl(overviews) if overviews else ():
             self.overviews.setdefault(row["doc_id"], []).append(row)
         self._envs: dict[str, DocumentEnv] = {}
+        self._retrievers: dict[str, Any] = {}
+
+    def retriever(self, name: str) -> Any:
+        """The configured retriever ``name``, built once and shared by every document."""
+        if name not in self._retrievers:
+            load_retrievers()
+            options = dict(self.retrievers[name])
+            self._retrievers[name] = RETRIEVERS.get(options.pop("type"))(**options)
+        return self._retrievers[name]
+
+    def prepare_queries(self, names: tuple[str, ...], queries: list[str]) -> None:
+        """Let each retriever that can (``prepare_queries``) encode the job's queries at once."""
+        for name in names:
+            prepare = getattr(self.retriever(name), "prepare_queries", None)
+            if prepare is not None:
+                prepare(queries)
 
     def env(self, doc_id: str, needed: tuple[str, ...]) -> DocumentEnv | None:
         if doc_id not in self.pages or doc_id not in self.texts:
             return None
         if doc_id not in self._envs:
-            load_retrievers()
-            searchers = {}
-            for name in needed:
-                options = dict(self.retrievers[name])
-                retriever = RETRIEVERS.get(options.pop("type"))(**options)
-                searchers[name] = retriever.load(self.index_dirs[name] / doc_id)
+            searchers = {
+                name: self.retriever(name).load(self.index_dirs[name] / doc_id) for name in needed
+            }
             pages = sorted(self.pages[doc_id], key=lambda p: p.index)
             self._envs[doc_id] = DocumentEnv(
                 self.documents[doc_id],
@@ -92,7 +103,6 @@ class DocumentStore:
                 self.overviews.get(doc_id, []),
             )
         return self._envs[doc_id]
-
 
     def _elements(self, doc_id: str) -> list[Element]:
         """One document's OCR elements, read from its own line of the elements file."""
@@ -160,9 +170,8 @@ def run_inference(
         method = create_method(
             {**method_config, "knowledge_dir": str(knowledge)} if knowledge else method_config
         )
-        store = DocumentStore(
-            documents, pages, elements, index_dirs, retriever_configs, overviews
-        )
+        store = DocumentStore(documents, pages, elements, index_dirs, retriever_configs, overviews)
+        store.prepare_queries(method.retrievers, [question.question for question in todo])
         responses = ResponseCache(cache)
         backends = []
         try:
@@ -211,4 +220,3 @@ async def _answer_all(
     finally:
         for client in (models.main, *models.roles.values()):
             await client.close()
-

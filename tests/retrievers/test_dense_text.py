@@ -59,6 +59,27 @@ def test_scores_are_the_encoders_cosine_similarity(
     assert searcher.search(query, 5)[-1] == NO_TEXT_PAGE
 
 
+def test_queries_prepared_in_a_batch_rank_as_queries_encoded_one_by_one(
+    document: list[IndexedPage], sentence_encoder: Path, tmp_path: Path
+) -> None:
+    entry = {"type": "dense_text", "model": str(sentence_encoder)}
+    create_retriever(entry).build(document, tmp_path / "doc")
+    queries = ["revenue north", "engineering headcount", "quarterly meeting agenda"]
+    one_by_one = create_retriever(entry).load(tmp_path / "doc")
+    prepared_retriever = create_retriever(entry)
+    prepared_retriever.prepare_queries(queries + queries[:1])  # a repeat is encoded once
+    prepared = prepared_retriever.load(tmp_path / "doc")
+    assert len(prepared_retriever._query_vectors) == 3
+    for query in queries:
+        batched = prepared.vectors.maxsim(prepared.encode_query(query))
+        single = one_by_one.vectors.maxsim(one_by_one.encode_query(query))
+        assert batched.tolist() == pytest.approx(single.tolist(), abs=1e-5)
+        assert prepared.search(query, 5) == one_by_one.search(query, 5)
+    # a query that was not prepared (a method's sub-query) is encoded when searched
+    assert prepared.search("revenue by region", 1) == one_by_one.search("revenue by region", 1)
+    assert len(prepared_retriever._query_vectors) == 4
+
+
 def test_an_index_is_loaded_only_with_the_settings_it_was_built_with(
     document: list[IndexedPage], sentence_encoder: Path, tmp_path: Path
 ) -> None:

