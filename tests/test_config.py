@@ -46,8 +46,16 @@ def test_snakemake_rejects_a_wrong_type(tmp_path: Path) -> None:
 def test_dry_run_of_the_default_config_plans_every_stage(tmp_path: Path) -> None:
     result = snakemake(workflow_copy(tmp_path), "-n")
     assert result.returncode == 0, result.stderr
-    for rule in ("prepare_dataset", "render_pages", "ocr_pages", "build_index", "prepare_model",
-                 "infer", "score", "report"):
+    for rule in (
+        "prepare_dataset",
+        "render_pages",
+        "ocr_pages",
+        "build_index",
+        "prepare_model",
+        "infer",
+        "score",
+        "report",
+    ):
         assert rule in result.stdout, rule
 
 

@@ -79,10 +79,12 @@ def test_a_hybrid_reuses_the_indexes_it_fuses(tmp_path: Path) -> None:
     for name, entry in config.items():
         build_indexes(entry, files["pages"], files["elements"], root / name / "docs")
     hybrid = {"type": "hybrid", "retrievers": ["bm25", "bm25_flat"]}
-    indexes = {name: {"config": entry, "docs": str(root / name / "docs")}
-               for name, entry in config.items()}
-    build_indexes({**hybrid, "indexes": indexes}, files["pages"], files["elements"],
-                  root / "hybrid" / "docs")
+    indexes = {
+        name: {"config": entry, "docs": str(root / name / "docs")} for name, entry in config.items()
+    }
+    build_indexes(
+        {**hybrid, "indexes": indexes}, files["pages"], files["elements"], root / "hybrid" / "docs"
+    )
     assert {p.name for p in (root / "hybrid" / "docs" / "deck-a").iterdir()} == {"pages.json"}
     result = evaluate_recall("hybrid", hybrid, files["questions"], root / "hybrid" / "docs")
     assert result["retriever"] == "hybrid" and result["recall"][0] == pytest.approx(83.33)
@@ -91,8 +93,12 @@ def test_a_hybrid_reuses_the_indexes_it_fuses(tmp_path: Path) -> None:
 def planned_jobs(output: str) -> dict[str, str]:
     """Each job's text in a dry run's output, by its wildcards line."""
     blocks = output.split("rule ")[1:]
-    return {next((line.strip() for line in block.splitlines() if "wildcards:" in line), block[:20]):
-            block for block in blocks}
+    return {
+        next(
+            (line.strip() for line in block.splitlines() if "wildcards:" in line), block[:20]
+        ): block
+        for block in blocks
+    }
 
 
 def test_the_dag_builds_each_index_once_and_a_hybrid_after_what_it_fuses(tmp_path: Path) -> None:
@@ -128,8 +134,13 @@ def test_bm25_and_dense_recall_on_the_default_decks(tmp_path: Path) -> None:
     DATASETS.get("synthslides")(data, config["datasets"]["synthslides"]["options"])
     render_dataset(data / "documents.jsonl", pages, dpi=config["render"]["dpi"])
     elements = tmp_path / "ocr" / "elements.jsonl"
-    ocr_dataset(pages / "pages.jsonl", elements, workers=os.cpu_count() or 1,
-                psm=config["ocr"]["psm"], lang=config["ocr"]["lang"])
+    ocr_dataset(
+        pages / "pages.jsonl",
+        elements,
+        workers=os.cpu_count() or 1,
+        psm=config["ocr"]["psm"],
+        lang=config["ocr"]["lang"],
+    )
     recall = {}
     retrievers = {"bm25": config["retrievers"]["bm25"], "dense": {"type": "dense_text"}}
     for name, entry in retrievers.items():

@@ -51,4 +51,3 @@ def write_failures(failures: str | Path, rows: Iterable[Failure]) -> None:
 def read_failures(failures: str | Path) -> list[Failure]:
     """Read a failures file written by ``record_failure`` or ``write_failures``."""
     return [Failure.from_dict(row) for row in read_jsonl(failures)]
-

@@ -279,7 +279,6 @@ def _read_pages(pages: Path) -> dict[str, list[Page]]:
     return {doc_id: sorted(rows, key=lambda p: p.index) for doc_id, rows in documents.items()}
 
 
-
 def _box(words: list[TesseractWord]) -> tuple[int, int, int, int]:
     return (
         min(w.box[0] for w in words),

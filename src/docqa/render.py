@@ -149,8 +149,7 @@ def _image_pages(folder: Path) -> Iterator[tuple[Image.Image, int]]:
         except (UnidentifiedImageError, OSError, ValueError) as error:
             raise BadDocument(
                 f"page {index} (0-based) image {path.name} cannot be read ({error})",
-                "re-download the dataset; if the image is broken upstream, the document is "
-                "skipped",
+                "re-download the dataset; if the image is broken upstream, the document is skipped",
             ) from None
         yield image, _image_dpi(recorded)
 
@@ -259,4 +258,3 @@ def _read_documents(documents: Path) -> list[Document]:
             )
         seen.add(document.doc_id)
     return docs
-

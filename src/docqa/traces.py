@@ -23,7 +23,15 @@ from docqa.question import Question
 
 #: step keys shown by their own widget rather than as a plain field
 SHOWN_APART = (
-    "step", "agent", "action", "input", "output", "pages", "images", "usage", "fallbacks"
+    "step",
+    "agent",
+    "action",
+    "input",
+    "output",
+    "pages",
+    "images",
+    "usage",
+    "fallbacks",
 )
 
 #: usage fields and how a step's usage line shows them

@@ -83,7 +83,9 @@ def test_mmlongbench_doc_aggregates_agree_with_show_results() -> None:
         rows = [
             {
                 **mmlongbench_doc.score(s["answer"], s["pred"], answer_format=s["answer_format"]),
-                "gold": s["answer"], "pred": s["pred"], "evidence_pages": s["evidence_pages"],
+                "gold": s["answer"],
+                "pred": s["pred"],
+                "evidence_pages": s["evidence_pages"],
                 "tags": {"evidence_sources": s["evidence_sources"], "doc_type": s["doc_type"]},
             }
             for s in case["samples"]
@@ -114,7 +116,9 @@ def test_longdocurl_aggregates_agree_with_its_scripts() -> None:
         rows = [
             {
                 **longdocurl.score(s["answer"], s["pred"], answer_format=s["answer_format"]),
-                "gold": s["answer"], "pred": s["pred"], "evidence_pages": s["evidence_pages"],
+                "gold": s["answer"],
+                "pred": s["pred"],
+                "evidence_pages": s["evidence_pages"],
                 "tags": {"evidence_sources": s["evidence_sources"], "task_tag": s["task_tag"]},
             }
             for s in case["samples"]
@@ -123,9 +127,12 @@ def test_longdocurl_aggregates_agree_with_its_scripts() -> None:
         assert got["acc"] == pytest.approx(expected["acc"], abs=1e-12)
         assert got["f1"] == pytest.approx(expected["f1"], abs=1e-12)
         ours = got["breakdown"]
-        for theirs, mine in (("Main_Task", "task"), ("Element_Type", "evidence_source"),
-                             ("Evidence_Pages", "evidence_pages"),
-                             ("Num_of_Element_Types", "element_count")):
+        for theirs, mine in (
+            ("Main_Task", "task"),
+            ("Element_Type", "evidence_source"),
+            ("Evidence_Pages", "evidence_pages"),
+            ("Num_of_Element_Types", "element_count"),
+        ):
             for group, total in expected["sums"][theirs].items():
                 values = ours[mine].get(group, {"acc": 0.0, "questions": 0})
                 summed = (values["acc"] or 0.0) * values["questions"]
@@ -137,8 +144,10 @@ def test_slidevqa_aggregates_agree_with_the_repaired_script() -> None:
     assert cases
     for case in cases:
         rows = [
-            {**slidevqa.score(i["answer"], i["pred"], question=i["question"]),
-             **slidevqa.evidence(i["evidence_pages"], i["pred_pages"])}
+            {
+                **slidevqa.score(i["answer"], i["pred"], question=i["question"]),
+                **slidevqa.evidence(i["evidence_pages"], i["pred_pages"]),
+            }
             for i in case["items"]
         ]
         got = slidevqa.aggregate(rows)

@@ -36,9 +36,11 @@ def test_request_is_the_prompt_then_the_analysis_as_an_assistant_turn() -> None:
 
 @pytest.mark.parametrize(
     ("reply", "answer", "fmt"),
-    [("Extracted answer: 10\nAnswer format: Integer", "10", "Integer"),
-     ("Extracted answer: ['a', 'b']\nAnswer format: List\n", "['a', 'b']", "List"),
-     ("blah Extracted answer:  Not answerable ", "Not answerable", "")],
+    [
+        ("Extracted answer: 10\nAnswer format: Integer", "10", "Integer"),
+        ("Extracted answer: ['a', 'b']\nAnswer format: List\n", "['a', 'b']", "List"),
+        ("blah Extracted answer:  Not answerable ", "Not answerable", ""),
+    ],
 )
 def test_reply_is_read_as_run_lvlm_reads_it(reply: str, answer: str, fmt: str) -> None:
     assert parse_extraction(reply) == Extraction(answer, fmt)

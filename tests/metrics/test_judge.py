@@ -37,8 +37,12 @@ def test_prompt_is_the_papers_and_is_hashed() -> None:
 
 @pytest.mark.parametrize(
     ("reply", "correct"),
-    [('{"correctness": 1}', 1.0), ('Sure! {"correctness": 0} Hope this helps', 0.0),
-     ('{"correctness": "1"}', 1.0), ("```json\n{\"correctness\": true}\n```", 1.0)],
+    [
+        ('{"correctness": 1}', 1.0),
+        ('Sure! {"correctness": 0} Hope this helps', 0.0),
+        ('{"correctness": "1"}', 1.0),
+        ('```json\n{"correctness": true}\n```', 1.0),
+    ],
 )
 def test_verdicts(reply: str, correct: float) -> None:
     verdict = parse_verdict(reply)
@@ -47,9 +51,14 @@ def test_verdicts(reply: str, correct: float) -> None:
 
 @pytest.mark.parametrize(
     ("reply", "why"),
-    [("1", "no JSON object"), ("{correctness: 1}", "not valid JSON"),
-     ('{"binary_correctness": 1}', "no 'correctness' key"), ('{"correctness": 0.9}', "not 0 or 1"),
-     ('{"correctness": 2}', "not 0 or 1"), ("} {", "no JSON object")],
+    [
+        ("1", "no JSON object"),
+        ("{correctness: 1}", "not valid JSON"),
+        ('{"binary_correctness": 1}', "no 'correctness' key"),
+        ('{"correctness": 0.9}', "not 0 or 1"),
+        ('{"correctness": 2}', "not 0 or 1"),
+        ("} {", "no JSON object"),
+    ],
 )
 def test_unparseable_replies_have_no_verdict(reply: str, why: str) -> None:
     verdict = parse_verdict(reply)
@@ -65,8 +74,12 @@ def test_code_prompt_reads_its_own_key() -> None:
 def test_score_judges_one_answer() -> None:
     backend = says('{"correctness": 1}')
     got = score("Paris", "paris, France", question="Capital?", backend=backend)
-    assert got == {"score": 1.0, "judge_status": "ok", "judge_output": '{"correctness": 1}',
-                   "step_error": ""}
+    assert got == {
+        "score": 1.0,
+        "judge_status": "ok",
+        "judge_output": '{"correctness": 1}',
+        "step_error": "",
+    }
     assert "Predicted Answer: paris, France" in backend.requests[0].messages[0].text
 
 
@@ -108,8 +121,15 @@ def test_a_failed_call_is_that_answers_verdict() -> None:
 
 
 def test_aggregate_counts_what_had_no_verdict() -> None:
-    rows = [judge.verdict_score(parse_verdict(reply), "exclude")
-            for reply in ('{"correctness": 1}', '{"correctness": 0}', "???")]
+    rows = [
+        judge.verdict_score(parse_verdict(reply), "exclude")
+        for reply in ('{"correctness": 1}', '{"correctness": 0}', "???")
+    ]
     rows.append({"score": 0.0})  # a failed prediction, never sent to the judge
-    assert aggregate(rows) == {"accuracy": pytest.approx(1 / 3), "questions": 4, "judged": 2,
-                               "unparseable": 1, "failed_calls": 0}
+    assert aggregate(rows) == {
+        "accuracy": pytest.approx(1 / 3),
+        "questions": 4,
+        "judged": 2,
+        "unparseable": 1,
+        "failed_calls": 0,
+    }

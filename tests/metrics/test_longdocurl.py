@@ -72,8 +72,13 @@ def test_list_crashes_of_the_original() -> None:
 
 
 def row(value, gold, pred, pages, sources, task):
-    return {"score": value, "gold": gold, "pred": pred, "evidence_pages": pages,
-            "tags": {"evidence_sources": sources, "task_tag": task}}
+    return {
+        "score": value,
+        "gold": gold,
+        "pred": pred,
+        "evidence_pages": pages,
+        "tags": {"evidence_sources": sources, "task_tag": task},
+    }
 
 
 def test_aggregate_by_hand() -> None:
@@ -88,6 +93,7 @@ def test_aggregate_by_hand() -> None:
     assert got["breakdown"]["task"]["Reasoning"] == {"acc": 0.5, "questions": 1}
     assert set(got["breakdown"]["evidence_source"]) == {"Text", "Table", "Figure"}  # no Other
     assert got["breakdown"]["evidence_pages"] == {
-        "Multi_Page": {"acc": 0.25, "questions": 2}, "Single_Page": {"acc": 1.0, "questions": 1}
+        "Multi_Page": {"acc": 0.25, "questions": 2},
+        "Single_Page": {"acc": 1.0, "questions": 1},
     }
     assert got["breakdown"]["element_count"] == {"Cross_Element": {"acc": 0.5, "questions": 1}}

@@ -53,10 +53,17 @@ def test_str_anls_and_its_cut_off() -> None:
 
 @pytest.mark.parametrize(
     ("gold", "close"),
-    [("https://w.wiki/6gb", "https://w.wiki/6gc"), ("main.py", "man.py"),
-     ("Page 5", "page 6"), ("555-1234", "555-1235"), ("10:30 a.m.", "10:31 a.m."),
-     ("2019-05-01", "2019-05-02"), ("2019-05", "2019-06"), ("ann@example.com", "ann@example.org"),
-     ("300", "301")],
+    [
+        ("https://w.wiki/6gb", "https://w.wiki/6gc"),
+        ("main.py", "man.py"),
+        ("Page 5", "page 6"),
+        ("555-1234", "555-1235"),
+        ("10:30 a.m.", "10:31 a.m."),
+        ("2019-05-01", "2019-05-02"),
+        ("2019-05", "2019-06"),
+        ("ann@example.com", "ann@example.org"),
+        ("300", "301"),
+    ],
 )
 def test_exact_match_kinds(gold: str, close: str) -> None:
     assert s(gold, gold.upper(), "Str") == 1.0  # compared after lowercasing
@@ -104,8 +111,13 @@ def test_clean() -> None:
 
 
 def row(score_value, gold, pred, pages, sources=(), doc_type="Brochure"):
-    return {"score": score_value, "gold": gold, "pred": pred, "evidence_pages": pages,
-            "tags": {"evidence_sources": list(sources), "doc_type": doc_type}}
+    return {
+        "score": score_value,
+        "gold": gold,
+        "pred": pred,
+        "evidence_pages": pages,
+        "tags": {"evidence_sources": list(sources), "doc_type": doc_type},
+    }
 
 
 def test_aggregate_by_hand() -> None:

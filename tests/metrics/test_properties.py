@@ -14,16 +14,55 @@ from docqa.metrics.pyeval import EvalError, python_eval
 
 # Text that reaches the scorers' branches: digits, separators, list brackets, quotes, units,
 # exact-match markers, unit cues, as well as arbitrary unicode.
-PIECES = st.sampled_from([
-    "0", "7", "17", "3.5", "1,000", "-", "%", "$", "£", "[", "]", "'", '"', ",", " ", "(", ")",
-    "e", "kg", "m", "million", "a.m.", "https://", ".py", "page", "@x.com", "how many", "which",
-    "and", "no", "yes", "the", "Not answerable", "Fail to extract", "[]", "{", "}", ":", "9**9",
-    "ß", "١٢", "\n", "\x00",
-])
-TEXT = st.one_of(st.text(max_size=30), st.lists(PIECES, max_size=8).map("".join))
-FORMATS = st.sampled_from(
-    [*mmlongbench_doc.ANSWER_FORMATS, *longdocurl.ANSWER_FORMATS, "", "X"]
+PIECES = st.sampled_from(
+    [
+        "0",
+        "7",
+        "17",
+        "3.5",
+        "1,000",
+        "-",
+        "%",
+        "$",
+        "£",
+        "[",
+        "]",
+        "'",
+        '"',
+        ",",
+        " ",
+        "(",
+        ")",
+        "e",
+        "kg",
+        "m",
+        "million",
+        "a.m.",
+        "https://",
+        ".py",
+        "page",
+        "@x.com",
+        "how many",
+        "which",
+        "and",
+        "no",
+        "yes",
+        "the",
+        "Not answerable",
+        "Fail to extract",
+        "[]",
+        "{",
+        "}",
+        ":",
+        "9**9",
+        "ß",
+        "١٢",
+        "\n",
+        "\x00",
+    ]
 )
+TEXT = st.one_of(st.text(max_size=30), st.lists(PIECES, max_size=8).map("".join))
+FORMATS = st.sampled_from([*mmlongbench_doc.ANSWER_FORMATS, *longdocurl.ANSWER_FORMATS, "", "X"])
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -39,16 +78,21 @@ def test_mmlongbench_doc_never_raises(gold: str, pred: str, fmt: str, variant: s
 
 
 @SETTINGS
-@given(gold=st.one_of(TEXT, st.integers(), st.floats(), st.lists(TEXT, max_size=3)),
-       pred=TEXT, fmt=FORMATS, variant=st.sampled_from(["official", "corrected"]))
+@given(
+    gold=st.one_of(TEXT, st.integers(), st.floats(), st.lists(TEXT, max_size=3)),
+    pred=TEXT,
+    fmt=FORMATS,
+    variant=st.sampled_from(["official", "corrected"]),
+)
 def test_longdocurl_never_raises(gold: object, pred: str, fmt: str, variant: str) -> None:
     got = longdocurl.score(gold, pred, answer_format=fmt, variant=variant)
     assert in_unit_interval(got)
 
 
 @SETTINGS
-@given(gold=TEXT, pred=TEXT, question=TEXT,
-       normalization=st.sampled_from(["official", "corrected"]))
+@given(
+    gold=TEXT, pred=TEXT, question=TEXT, normalization=st.sampled_from(["official", "corrected"])
+)
 def test_slidevqa_never_raises(gold: str, pred: str, question: str, normalization: str) -> None:
     got = slidevqa.score(gold, pred, question=question, normalization=normalization)
     assert in_unit_interval(got)

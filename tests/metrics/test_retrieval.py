@@ -32,5 +32,6 @@ def test_aggregate_means_over_defined_values() -> None:
     got = aggregate(rows)
     assert got["precision"] == 1.0  # only the first used pages
     assert got["recall"] == pytest.approx(0.5)
-    assert aggregate([]) == dict.fromkeys(["precision", "recall", "f1", "recall@1", "recall@3",
-                                           "recall@5", "mrr"])
+    assert aggregate([]) == dict.fromkeys(
+        ["precision", "recall", "f1", "recall@1", "recall@3", "recall@5", "mrr"]
+    )

@@ -27,7 +27,9 @@ def test_relative_tolerance() -> None:
 
 def test_text_gold_scores_token_f1() -> None:
     assert score("revenue grew", "The revenue grew quickly") == {
-        "num": None, "f1": pytest.approx(0.8), "overall": pytest.approx(0.8)
+        "num": None,
+        "f1": pytest.approx(0.8),
+        "overall": pytest.approx(0.8),
     }
 
 
@@ -41,8 +43,14 @@ def test_list_and_json_golds() -> None:
 
 @pytest.mark.parametrize(
     ("prediction", "correct"),
-    [("Not answerable", 1.0), ("The question is unanswerable from these slides", 1.0),
-     ("I can't answer that", 1.0), ("Paris", 0.0), ("", 0.0), ("It is answerable", 0.0)],
+    [
+        ("Not answerable", 1.0),
+        ("The question is unanswerable from these slides", 1.0),
+        ("I can't answer that", 1.0),
+        ("Paris", 0.0),
+        ("", 0.0),
+        ("It is answerable", 0.0),
+    ],
 )
 def test_unanswerable_gold(prediction: str, correct: float) -> None:
     expected = {"num": None, "f1": correct, "overall": correct}
@@ -51,12 +59,20 @@ def test_unanswerable_gold(prediction: str, correct: float) -> None:
 
 
 def test_aggregate_by_hand() -> None:
-    rows = [score("17k", "17000"), score("5", "6"), score("3", "3"),
-            score("revenue grew", "The revenue grew quickly")]
+    rows = [
+        score("17k", "17000"),
+        score("5", "6"),
+        score("3", "3"),
+        score("revenue grew", "The revenue grew quickly"),
+    ]
     # (1 + 0 + 1 + 0.8) / 4
-    assert aggregate(rows) == {"num": pytest.approx(2 / 3), "f1": pytest.approx(0.8),
-                               "overall": pytest.approx(0.7), "num_questions": 3,
-                               "f1_questions": 1}
+    assert aggregate(rows) == {
+        "num": pytest.approx(2 / 3),
+        "f1": pytest.approx(0.8),
+        "overall": pytest.approx(0.7),
+        "num_questions": 3,
+        "f1_questions": 1,
+    }
     # (Num 2/3 + F1 0.8) / 2
     assert aggregate(rows, overall="mean_of_num_and_f1")["overall"] == pytest.approx(
         (2 / 3 + 0.8) / 2

@@ -31,7 +31,10 @@ def test_normalisation(answer: str, question: str, official: str, corrected: str
 
 def test_scores_of_one_answer() -> None:
     assert score("three people", "3", question="how many people are there?") == {
-        "precision": 1.0, "recall": 1.0, "f1": 1.0, "em": 1.0,
+        "precision": 1.0,
+        "recall": 1.0,
+        "f1": 1.0,
+        "em": 1.0,
     }
     got = score("New York City", "York City")
     assert (got["precision"], got["recall"], got["em"]) == (1.0, pytest.approx(2 / 3), 0.0)
@@ -50,10 +53,12 @@ def test_a_question_ending_in_a_unit_cue_crashes_the_original() -> None:
 
 def test_evidence_selection() -> None:
     assert evidence([1, 2], [2, 1]) == {
-        "es_precision": 1.0, "es_recall": 1.0, "es_f1": 1.0, "es_em": 0.0,  # EM is ordered
+        "es_precision": 1.0,
+        "es_recall": 1.0,
+        "es_f1": 1.0,
+        "es_em": 0.0,  # EM is ordered
     }
-    assert evidence([3], []) == {"es_precision": 0.0, "es_recall": 0.0, "es_f1": 0.0,
-                                 "es_em": 0.0}
+    assert evidence([3], []) == {"es_precision": 0.0, "es_recall": 0.0, "es_f1": 0.0, "es_em": 0.0}
     assert evidence([5, 9], [9, 5, 5])["es_precision"] == pytest.approx(2 / 3)
 
 

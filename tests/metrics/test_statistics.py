@@ -33,8 +33,9 @@ def test_bootstrap_statistics_covers_every_float_leaf_and_skips_counts() -> None
             "mean": sum(r["score"] for r in subset) / len(subset),
             "questions": len(subset),
             "undefined": None,
-            "by_group": {g: {"mean": sum(v) / len(v), "questions": len(v)}
-                         for g, v in groups.items()},
+            "by_group": {
+                g: {"mean": sum(v) / len(v), "questions": len(v)} for g, v in groups.items()
+            },
         }
 
     intervals = bootstrap_statistics(rows, statistic, resamples=200)
@@ -46,7 +47,8 @@ def test_bootstrap_statistics_covers_every_float_leaf_and_skips_counts() -> None
 
 def test_float_leaves() -> None:
     assert float_leaves({"a": 1.0, "b": {"c": 2.0, "n": 3}, "d": None}) == [
-        (("a",), 1.0), (("b", "c"), 2.0),
+        (("a",), 1.0),
+        (("b", "c"), 2.0),
     ]
 
 

@@ -26,16 +26,20 @@ def results(document: list[IndexedPage], tmp_path_factory: pytest.TempPathFactor
     root = tmp_path_factory.mktemp("results") / "index"
     for name in ("bm25", "dense"):
         create_retriever(CONFIG[name]).build(document, root / name / "docs" / "doc")
-    indexes = {name: {"config": CONFIG[name], "docs": str(root / name / "docs")}
-               for name in ("bm25", "dense")}
+    indexes = {
+        name: {"config": CONFIG[name], "docs": str(root / name / "docs")}
+        for name in ("bm25", "dense")
+    }
     hybrid = create_retriever({**CONFIG["hybrid"], "indexes": indexes})
     hybrid.build(document, root / "hybrid" / "docs" / "doc")
     return root
 
 
 def test_the_fused_ranking_is_reciprocal_rank_fusion(results: Path) -> None:
-    searchers = [create_retriever(CONFIG[name]).load(results / name / "docs" / "doc")
-                 for name in ("bm25", "dense")]
+    searchers = [
+        create_retriever(CONFIG[name]).load(results / name / "docs" / "doc")
+        for name in ("bm25", "dense")
+    ]
     fused = create_retriever(CONFIG["hybrid"]).load(results / "hybrid" / "docs" / "doc")
     assert fused.pages == len(TEXTS)
     for query in QUERIES:

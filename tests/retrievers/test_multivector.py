@@ -48,7 +48,8 @@ def test_scoring_in_blocks_matches_scoring_at_once(tmp_path: Path) -> None:
     query = torch.randn(3, 8, generator=generator)
     expected = [
         (query @ page.to(torch.float16).float().T).max(dim=1).values.sum().item()
-        if len(page) else -math.inf
+        if len(page)
+        else -math.inf
         for page in pages
     ]
     assert PageVectors.load(tmp_path).maxsim(query).tolist() == pytest.approx(expected, abs=1e-4)

@@ -31,17 +31,26 @@ def reference_scores(family: str, folder: Path, pages: list[IndexedPage]) -> lis
         return embeddings[inputs["attention_mask"][0].bool()]
 
     query = embed(processor(text=[QUERY], return_tensors="pt"))
-    images = [embed(processor(images=[Image.open(p.image).convert("RGB")], return_tensors="pt"))
-              for p in pages]
+    images = [
+        embed(processor(images=[Image.open(p.image).convert("RGB")], return_tensors="pt"))
+        for p in pages
+    ]
     return processor.score_retrieval([query], images)[0].tolist()
 
 
-@pytest.mark.parametrize(("kind", "family", "fixture"), [
-    ("colqwen2", "ColQwen2", "colqwen2_model"),
-    ("colpali", "ColPali", "colpali_model"),
-])
+@pytest.mark.parametrize(
+    ("kind", "family", "fixture"),
+    [
+        ("colqwen2", "ColQwen2", "colqwen2_model"),
+        ("colpali", "ColPali", "colpali_model"),
+    ],
+)
 def test_pages_rank_by_the_models_maxsim_with_or_without_text(
-    kind: str, family: str, fixture: str, document: list[IndexedPage], tmp_path: Path,
+    kind: str,
+    family: str,
+    fixture: str,
+    document: list[IndexedPage],
+    tmp_path: Path,
     request: pytest.FixtureRequest,
 ) -> None:
     folder = request.getfixturevalue(fixture)

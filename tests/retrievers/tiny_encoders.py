@@ -53,13 +53,21 @@ def tiny_bert(folder: Path) -> Path:
         special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
     )
     tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=wordpiece, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
-        sep_token="[SEP]", mask_token="[MASK]",
+        tokenizer_object=wordpiece,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
     )
     torch.manual_seed(0)
     config = BertConfig(
-        vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, max_position_embeddings=128,
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
     )
     BertModel(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
@@ -94,25 +102,47 @@ def tiny_colqwen2(folder: Path) -> Path:
     )
 
     specials = [
-        "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
-        "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>",
+        "<|endoftext|>",
+        "<|im_start|>",
+        "<|im_end|>",
+        "<|vision_start|>",
+        "<|vision_end|>",
+        "<|vision_pad|>",
+        "<|image_pad|>",
+        "<|video_pad|>",
     ]
     tokenizer = _bpe_tokenizer(specials, eos_token="<|im_end|>", pad_token="<|endoftext|>")
     ids = {token: tokenizer.convert_tokens_to_ids(token) for token in specials}
     text = dict(
-        model_type="qwen2_vl", vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128,
-        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-        bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"],
+        model_type="qwen2_vl",
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        bos_token_id=ids["<|endoftext|>"],
+        eos_token_id=ids["<|im_end|>"],
         rope_parameters={"rope_type": "default", "rope_theta": 1e6, "mrope_section": [2, 3, 3]},
     )
     vision = dict(
-        depth=2, embed_dim=64, hidden_size=64, mlp_ratio=2, num_heads=4, patch_size=14,
-        spatial_merge_size=2, temporal_patch_size=2,
+        depth=2,
+        embed_dim=64,
+        hidden_size=64,
+        mlp_ratio=2,
+        num_heads=4,
+        patch_size=14,
+        spatial_merge_size=2,
+        temporal_patch_size=2,
     )
     vlm = dict(
-        model_type="qwen2_vl", text_config=text, vision_config=vision,
-        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
-        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+        model_type="qwen2_vl",
+        text_config=text,
+        vision_config=vision,
+        image_token_id=ids["<|image_pad|>"],
+        video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"],
+        vision_end_token_id=ids["<|vision_end|>"],
     )
     torch.manual_seed(0)
     ColQwen2ForRetrieval(ColQwen2Config(vlm_config=vlm, embedding_dim=16)).save_pretrained(folder)
@@ -136,17 +166,32 @@ def tiny_colpali(folder: Path) -> Path:
         specials, bos_token="<bos>", eos_token="<eos>", pad_token="<pad>", unk_token="<unk>"
     )
     text = dict(
-        model_type="gemma", vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128,
-        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1, head_dim=16,
+        model_type="gemma",
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=1,
+        head_dim=16,
     )
     vision = dict(
-        model_type="siglip_vision_model", hidden_size=32, intermediate_size=64,
-        num_hidden_layers=2, num_attention_heads=2, image_size=56, patch_size=14,
+        model_type="siglip_vision_model",
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        image_size=56,
+        patch_size=14,
         projection_dim=64,
     )
     vlm = dict(
-        model_type="paligemma", text_config=text, vision_config=vision, projection_dim=64,
-        hidden_size=64, image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
+        model_type="paligemma",
+        text_config=text,
+        vision_config=vision,
+        projection_dim=64,
+        hidden_size=64,
+        image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
     )
     torch.manual_seed(0)
     ColPaliForRetrieval(ColPaliConfig(vlm_config=vlm, embedding_dim=16)).save_pretrained(folder)

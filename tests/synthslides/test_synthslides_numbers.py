@@ -10,8 +10,14 @@ from docqa.synthslides.numbers import Metric, percentage_change, ratio
 
 @pytest.mark.parametrize(
     "style, value, label",
-    [("int", 1234, "1,234"), ("int", 7, "7"), ("dec", 12345, "1,234.5"), ("dec", 5, "0.5"),
-     ("pct", 125, "12.5%"), ("pct", -30, "-3.0%")],
+    [
+        ("int", 1234, "1,234"),
+        ("int", 7, "7"),
+        ("dec", 12345, "1,234.5"),
+        ("dec", 5, "0.5"),
+        ("pct", 125, "12.5%"),
+        ("pct", -30, "-3.0%"),
+    ],
 )
 def test_format(style: str, value: int, label: str):
     assert Metric("m", "", style, 0, 1).format(value) == label

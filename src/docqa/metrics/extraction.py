@@ -36,74 +36,74 @@ from docqa.metrics.unanswerable import says_not_answerable
 from docqa.question import Question
 
 EXTRACTION_PROMPT = (
-    'Given the question and analysis, you are tasked to extract answers with required'
-    ' formats from the free-form analysis. \n'
-    '- Your extracted answers should be one of the following formats: (1) Integer, (2'
-    ') Float, (3) String and (4) List. If you find the analysis the question can not '
+    "Given the question and analysis, you are tasked to extract answers with required"
+    " formats from the free-form analysis. \n"
+    "- Your extracted answers should be one of the following formats: (1) Integer, (2"
+    ") Float, (3) String and (4) List. If you find the analysis the question can not "
     'be answered from the given documents, type "Not answerable". Exception: If the a'
-    'nalysis only tells you that it can not read/understand the images or documents, '
+    "nalysis only tells you that it can not read/understand the images or documents, "
     'type "Fail to answer".\n'
-    '- Please make your response as concise as possible. Also note that your response'
-    ' should be formatted as below:\n'
-    '```\n'
-    'Extracted answer: [answer]\n'
-    'Answer format: [answer format]\n'
-    '```\n'
-    '\n'
-    'Please read the following example, then extract the answer from the model respon'
-    'se and type it at the end of the prompt. \n'
-    '\n'
-    '---\n'
-    'Question: List the primary questions asked about the services in this report.\n'
-    'Analysis:  The primary questions asked about the services in the report for The '
-    'Limes Residential Home are:\\n\\n1. Is the service safe?\\n2. Is the service effect'
-    'ive?\\n3. Is the service caring?\\n4. Is the service responsive?\\n5. Is the servic'
-    'e well-led?\n'
+    "- Please make your response as concise as possible. Also note that your response"
+    " should be formatted as below:\n"
+    "```\n"
+    "Extracted answer: [answer]\n"
+    "Answer format: [answer format]\n"
+    "```\n"
+    "\n"
+    "Please read the following example, then extract the answer from the model respon"
+    "se and type it at the end of the prompt. \n"
+    "\n"
+    "---\n"
+    "Question: List the primary questions asked about the services in this report.\n"
+    "Analysis:  The primary questions asked about the services in the report for The "
+    "Limes Residential Home are:\\n\\n1. Is the service safe?\\n2. Is the service effect"
+    "ive?\\n3. Is the service caring?\\n4. Is the service responsive?\\n5. Is the servic"
+    "e well-led?\n"
     "Extracted answer: ['Is the servife safe?', 'Is the service effective', 'Is the s"
     "erve caring?', 'Is the service responsive?', 'Is the service well-led?']\n"
-    'Answer format: List\n'
-    '\n'
-    '---\n'
-    'Question: How many regulations of the HSCA 2008 are breached in all according to'
-    ' this report?\n'
-    'Analysis: According to the report, the provider breached 10 Health and Social Ca'
-    're Act 2008 (Regulated Activities) Regulations in total. Here are the specifics:'
-    '\\n\\n1. Regulation 13: Safeguarding service users from abuse and improper treatme'
-    'nt\\n2. Regulation 12: Safe care and treatment\\n3. Regulation 18: Staffing\\n4. Re'
-    'gulation 11: Need for consent\\n5. Regulation 10: Dignity and respect\\n6. Regulat'
-    'ion 9: Person-centred care\\n7. Regulation 17: Good governance\\n8. Regulation 18 '
-    '(CQC Registration Regulations 2009): Notification of other incidents\\n9. Regulat'
-    'ion 18: Failure to maintain an accurate and up-to-date care plan\\n10. Regulation'
-    ' 11: Failure to implement the Mental Capacity Act 2005 code of practice effectiv'
-    'ely\\n\\nThese breaches involve issues concerning staffing, safeguarding, medicine'
-    's management, dignity and respect, consent, care planning, governance, and failu'
-    're to notify the CQC of incidents.\n'
-    'Extracted answer: 10\n'
-    'Answer format: Integer\n'
-    '\n'
-    '---\n'
-    'Question: According to the survey that is the percentage of Chinese who are payi'
+    "Answer format: List\n"
+    "\n"
+    "---\n"
+    "Question: How many regulations of the HSCA 2008 are breached in all according to"
+    " this report?\n"
+    "Analysis: According to the report, the provider breached 10 Health and Social Ca"
+    "re Act 2008 (Regulated Activities) Regulations in total. Here are the specifics:"
+    "\\n\\n1. Regulation 13: Safeguarding service users from abuse and improper treatme"
+    "nt\\n2. Regulation 12: Safe care and treatment\\n3. Regulation 18: Staffing\\n4. Re"
+    "gulation 11: Need for consent\\n5. Regulation 10: Dignity and respect\\n6. Regulat"
+    "ion 9: Person-centred care\\n7. Regulation 17: Good governance\\n8. Regulation 18 "
+    "(CQC Registration Regulations 2009): Notification of other incidents\\n9. Regulat"
+    "ion 18: Failure to maintain an accurate and up-to-date care plan\\n10. Regulation"
+    " 11: Failure to implement the Mental Capacity Act 2005 code of practice effectiv"
+    "ely\\n\\nThese breaches involve issues concerning staffing, safeguarding, medicine"
+    "s management, dignity and respect, consent, care planning, governance, and failu"
+    "re to notify the CQC of incidents.\n"
+    "Extracted answer: 10\n"
+    "Answer format: Integer\n"
+    "\n"
+    "---\n"
+    "Question: According to the survey that is the percentage of Chinese who are payi"
     "ng more or about the same attention to politics after Trump's election?\n"
-    'Analysis: The survey provided does not specify the percentage of Chinese individ'
-    'uals specifically who are paying more or about the same attention to politics af'
+    "Analysis: The survey provided does not specify the percentage of Chinese individ"
+    "uals specifically who are paying more or about the same attention to politics af"
     "ter Trump's election. The report focuses primarily on American demographics and "
-    'does not include specific details about the Chinese population in relation to th'
-    'is question. If you need information about a different demographic or a summary '
-    'of the findings from the American demographic, I can certainly help with that!\n'
-    'Extracted answer: Not answerable\n'
-    'Answer format: String\n'
-    '\n'
-    '---\n'
-    'Question: How many quotations from male respondent over 50 years old are include'
-    'd in this report?\n'
+    "does not include specific details about the Chinese population in relation to th"
+    "is question. If you need information about a different demographic or a summary "
+    "of the findings from the American demographic, I can certainly help with that!\n"
+    "Extracted answer: Not answerable\n"
+    "Answer format: String\n"
+    "\n"
+    "---\n"
+    "Question: How many quotations from male respondent over 50 years old are include"
+    "d in this report?\n"
     "Analysis: The image you've provided appears to be a screenshot of a document wit"
-    'h multiple charts. However, the text is too small and blurry to read accurately.'
-    ' If you can provide a clearer image or more context, I might be able to help you'
-    ' with your question.\n'
-    'Extracted answer: Fail to answer\n'
-    'Answer format: String\n'
-    '\n'
-    '---'
+    "h multiple charts. However, the text is too small and blurry to read accurately."
+    " If you can provide a clearer image or more context, I might be able to help you"
+    " with your question.\n"
+    "Extracted answer: Fail to answer\n"
+    "Answer format: String\n"
+    "\n"
+    "---"
 )
 PROMPT_SHA256 = hashlib.sha256(EXTRACTION_PROMPT.encode("utf-8")).hexdigest()
 GENERATION = Generation(max_new_tokens=256, temperature=0.0)
@@ -152,8 +152,7 @@ async def extract_answers(
         try:
             completion = await client.complete(extraction_request(question, response))
         except Exception as error:  # one failed call must not lose the other extractions
-            return Extraction(FAILED, "", f"extractor call failed: {type(error).__name__}: "
-                              f"{error}")
+            return Extraction(FAILED, "", f"extractor call failed: {type(error).__name__}: {error}")
         return parse_extraction(completion.text)
 
     return list(await asyncio.gather(*(extract(*item) for item in items)))

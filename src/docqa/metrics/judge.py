@@ -193,7 +193,9 @@ def _check(options: Options) -> None:
 
 
 async def _prepare(
-    questions: Sequence[Question], answers: Sequence[str], options: Options,
+    questions: Sequence[Question],
+    answers: Sequence[str],
+    options: Options,
     client: ModelClient | None,
 ) -> list[Scores]:
     if client is None:
@@ -223,8 +225,10 @@ METRICS.register("judge")(
         row_score="score",
         prepare=_prepare,
         describe=lambda options: {
-            "judge": options["model"], "prompt": options["prompt"],
-            "prompt_sha256": prompt_sha256(options["prompt"]), "unjudged": options["unjudged"],
+            "judge": options["model"],
+            "prompt": options["prompt"],
+            "prompt_sha256": prompt_sha256(options["prompt"]),
+            "unjudged": options["unjudged"],
         },
     )
 )

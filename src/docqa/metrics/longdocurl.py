@@ -65,7 +65,16 @@ FORMAT_NAMES = {"Int": "Integer", "Str": "String"}
 
 # Checked in this order, each against the string the previous ones left.
 UNITS = (
-    "kg", "mm", "m", "meters", "acres", "minutes", "mile", "miles", "million", "thousand",
+    "kg",
+    "mm",
+    "m",
+    "meters",
+    "acres",
+    "minutes",
+    "mile",
+    "miles",
+    "million",
+    "thousand",
     "billion",
 )
 _UNIT_WORD = re.compile(rf"(?<=\d)\s*(?:{'|'.join(sorted(UNITS, key=len, reverse=True))})$")
@@ -116,8 +125,10 @@ def score(
     try:
         return {"score": _score(gold, pred, answer_format, variant == "corrected")}
     except Exception as error:  # the original crashes here; one question must not
-        return {"score": 0.0, "scorer_error": f"the original crashes: {type(error).__name__}: "
-                f"{error}"}
+        return {
+            "score": 0.0,
+            "scorer_error": f"the original crashes: {type(error).__name__}: {error}",
+        }
 
 
 def _score(gold: Any, pred: Any, answer_format: str | None, corrected: bool) -> float:
@@ -239,9 +250,11 @@ def _score_question(
         return {"score": 0.0}
     fmt = question.original.get("answer_format") or question.answer_format
     return score(
-        benchmark_gold(question), scored_text(prediction, prepared),
+        benchmark_gold(question),
+        scored_text(prediction, prepared),
         answer_format=FORMAT_NAMES.get(fmt, fmt),
-        variant=options["variant"], parse=options["parse"],
+        variant=options["variant"],
+        parse=options["parse"],
     )
 
 

@@ -194,8 +194,10 @@ def _score_question(
     if prepared.get("step_error"):  # run_lvlm.py scores a failed extraction 0
         return {"score": 0.0}
     return score(
-        benchmark_gold(question), scored_text(prediction, prepared),
-        answer_format=question.answer_format, variant=options["variant"],
+        benchmark_gold(question),
+        scored_text(prediction, prepared),
+        answer_format=question.answer_format,
+        variant=options["variant"],
     )
 
 

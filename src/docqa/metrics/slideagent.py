@@ -96,7 +96,9 @@ def _score_question(
     question: Question, prediction: Prediction, prepared: Scores, options: Options
 ) -> Scores:
     return score(
-        question.answer, prediction.answer, answer_format=question.answer_format,
+        question.answer,
+        prediction.answer,
+        answer_format=question.answer_format,
         rel_tol=float(options["rel_tol"]),
     )
 

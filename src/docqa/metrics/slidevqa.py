@@ -57,17 +57,32 @@ WORD_NUMBERS = {
 }
 # (old, new), applied in this order with str.replace.
 REPLACEMENTS = (
-    ("this is ", ""), ("it is ", ""), ("&", ","), ("and", ","), ("percent", ""),
-    ("organisation", "organization"), ("because of", ""), ("because", ""), ("due to", ""),
-    ("hours", "hrs"), ("minites", "min"),
+    ("this is ", ""),
+    ("it is ", ""),
+    ("&", ","),
+    ("and", ","),
+    ("percent", ""),
+    ("organisation", "organization"),
+    ("because of", ""),
+    ("because", ""),
+    ("due to", ""),
+    ("hours", "hrs"),
+    ("minites", "min"),
 )
 # The corrected normalisation's replacements: whole words only.
 WORD_REPLACEMENTS = tuple(
     (re.compile(pattern), new)
     for pattern, new in (
-        (r"\bthis is\b", " "), (r"\bit is\b", " "), (r"&", " "), (r"\band\b", " "),
-        (r"\bpercent\b", " "), (r"\borganisation\b", "organization"), (r"\bbecause of\b", " "),
-        (r"\bbecause\b", " "), (r"\bdue to\b", " "), (r"\bhours\b", "hrs"),
+        (r"\bthis is\b", " "),
+        (r"\bit is\b", " "),
+        (r"&", " "),
+        (r"\band\b", " "),
+        (r"\bpercent\b", " "),
+        (r"\borganisation\b", "organization"),
+        (r"\bbecause of\b", " "),
+        (r"\bbecause\b", " "),
+        (r"\bdue to\b", " "),
+        (r"\bhours\b", "hrs"),
         (r"\bminites\b", "min"),
     )
 )
@@ -79,8 +94,9 @@ _ASCII_PUNCTUATION = frozenset(string.punctuation)
 def normalize_answer(text: str, question: str = "", normalization: str = "official") -> str:
     """The normalised answer (module docstring); ``question`` drives the unit deletion."""
     if normalization not in NORMALIZATIONS:
-        raise ValueError(f"slidevqa: normalization {normalization!r} is not one of "
-                         f"{NORMALIZATIONS}")
+        raise ValueError(
+            f"slidevqa: normalization {normalization!r} is not one of {NORMALIZATIONS}"
+        )
     corrected = normalization == "corrected"
     text = text.lower()
     text = _replace_words(text) if corrected else _replace(text)
@@ -107,7 +123,7 @@ def _remove_unit(text: str, question: str, corrected: bool) -> str:
     for cue in UNIT_CUES:
         if cue not in question:
             continue
-        rest = question[question.find(cue) + len(cue):].split()
+        rest = question[question.find(cue) + len(cue) :].split()
         if corrected:
             unit = rest[0].strip(string.punctuation) if rest else ""
             if unit:
@@ -163,8 +179,11 @@ def score(
         pred_tokens = normalize_answer(str(pred), question or "", normalization).split()
         gold_tokens = normalize_answer(str(gold), question or "", normalization).split()
     except IndexError as error:
-        return {**_overlap([], []), "scorer_error": f"the original crashes: IndexError: {error} "
-                f"(nothing follows a unit cue in the question {question!r})"}
+        return {
+            **_overlap([], []),
+            "scorer_error": f"the original crashes: IndexError: {error} "
+            f"(nothing follows a unit cue in the question {question!r})",
+        }
     return _overlap(pred_tokens, gold_tokens)
 
 
@@ -194,12 +213,14 @@ def aggregate(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
     if rows and all("es_f1" in row for row in rows):
         joint = [_joint(row) for row in rows]
-        result.update({
-            "es_f1": _mean([row["es_f1"] for row in rows]),
-            "es_em": _mean([row["es_em"] for row in rows]),
-            "joint_f1": _mean([f1 for f1, _ in joint]),
-            "joint_em": _mean([em for _, em in joint]),
-        })
+        result.update(
+            {
+                "es_f1": _mean([row["es_f1"] for row in rows]),
+                "es_em": _mean([row["es_em"] for row in rows]),
+                "joint_f1": _mean([f1 for f1, _ in joint]),
+                "joint_em": _mean([em for _, em in joint]),
+            }
+        )
     return result
 
 
@@ -211,8 +232,12 @@ def _score_question(
     question: Question, prediction: Prediction, prepared: Scores, options: Options
 ) -> Scores:
     return {
-        **score(gold_text(question.answer), prediction.answer, question=question.question,
-                normalization=options["normalization"]),
+        **score(
+            gold_text(question.answer),
+            prediction.answer,
+            question=question.question,
+            normalization=options["normalization"],
+        ),
         **evidence(question.evidence_pages, prediction.pages),
     }
 

@@ -105,9 +105,7 @@ class MaxSimSearcher:
     searching, so loading the searchers of many documents loads no model.
     """
 
-    def __init__(
-        self, vectors: PageVectors, encode_query: Callable[[str], "torch.Tensor"]
-    ) -> None:
+    def __init__(self, vectors: PageVectors, encode_query: Callable[[str], "torch.Tensor"]) -> None:
         self.vectors = vectors
         self.encode_query = encode_query
         self.pages = vectors.pages

@@ -15,26 +15,50 @@ from docqa.synthslides.slides import BarChartSlide, Deck, LineChartSlide, PieCha
 
 
 def _pairwise(
-    metric: Metric, title: str, kind: str, named: list[tuple[str, int]], page: int,
-    source: str, rng: random.Random,
+    metric: Metric,
+    title: str,
+    kind: str,
+    named: list[tuple[str, int]],
+    page: int,
+    source: str,
+    rng: random.Random,
 ) -> list[Candidate]:
     """Sum, difference and ratio of two named values of one chart or table column."""
     (name_a, a), (name_b, b) = sorted(rng.sample(named, 2), key=lambda item: -item[1])
     what, where = metric.name.lower(), (page,)
-    found = [Candidate(
-        f'In the {kind} "{title}", what is the combined {what} of {name_a} and {name_b}?',
-        metric.format(a + b), metric.answer_format, where, (source,), "sum",
-    )]
+    found = [
+        Candidate(
+            f'In the {kind} "{title}", what is the combined {what} of {name_a} and {name_b}?',
+            metric.format(a + b),
+            metric.answer_format,
+            where,
+            (source,),
+            "sum",
+        )
+    ]
     if metric.style != "pct":
-        found.append(Candidate(
-            f'In the {kind} "{title}", how much higher is the {what} of {name_a} than that of '
-            f"{name_b}?", metric.format(a - b), metric.answer_format, where, (source,),
-            "difference",
-        ))
-        found.append(Candidate(
-            f'In the {kind} "{title}", what is the ratio of the {what} of {name_a} to that of '
-            f"{name_b}? Round to two decimals.", ratio(a, b), "Float", where, (source,), "ratio",
-        ))
+        found.append(
+            Candidate(
+                f'In the {kind} "{title}", how much higher is the {what} of {name_a} than that of '
+                f"{name_b}?",
+                metric.format(a - b),
+                metric.answer_format,
+                where,
+                (source,),
+                "difference",
+            )
+        )
+        found.append(
+            Candidate(
+                f'In the {kind} "{title}", what is the ratio of the {what} of {name_a} to that of '
+                f"{name_b}? Round to two decimals.",
+                ratio(a, b),
+                "Float",
+                where,
+                (source,),
+                "ratio",
+            )
+        )
     return found
 
 
@@ -44,27 +68,37 @@ def arithmetic_questions(deck: Deck, rng: random.Random) -> list[Candidate]:
         named = list(zip(bar.categories, bar.values))
         found += _pairwise(bar.metric, bar.title, "chart", named, page, "Chart", rng)
         if bar.metric.style != "pct":
-            found.append(Candidate(
-                f"What is the total {bar.metric.name.lower()} of all {bar.dimension.lower()}s "
-                f'in the chart "{bar.title}"?', bar.metric.format(sum(bar.values)),
-                bar.metric.answer_format, (page,), ("Chart",), "sum",
-            ))
+            found.append(
+                Candidate(
+                    f"What is the total {bar.metric.name.lower()} of all {bar.dimension.lower()}s "
+                    f'in the chart "{bar.title}"?',
+                    bar.metric.format(sum(bar.values)),
+                    bar.metric.answer_format,
+                    (page,),
+                    ("Chart",),
+                    "sum",
+                )
+            )
     for page, pie in slides_of(deck, PieChartSlide):
         named = list(zip(pie.categories, pie.values))
         found += _pairwise(pie.metric, pie.title, "pie chart", named, page, "Chart", rng)
     for page, table in slides_of(deck, TableSlide):
         column = rng.randrange(len(table.columns))
         named = [(row, cells[column]) for row, cells in zip(table.rows, table.cells)]
-        found += _pairwise(table.columns[column], table.title, "table", named, page, "Table",
-                           rng)
+        found += _pairwise(table.columns[column], table.title, "table", named, page, "Table", rng)
     for page, line in slides_of(deck, LineChartSlide):
         first, last = line.years[0], line.years[-1]
-        found.append(Candidate(
-            f'According to the chart "{line.title}", by what percentage did the '
-            f"{line.metric.name.lower()} change from {first} to {last}? Round to one decimal.",
-            percentage_change(line.values[0], line.values[-1]), "Float", (page,), ("Chart",),
-            "percentage_change",
-        ))
+        found.append(
+            Candidate(
+                f'According to the chart "{line.title}", by what percentage did the '
+                f"{line.metric.name.lower()} change from {first} to {last}? Round to one decimal.",
+                percentage_change(line.values[0], line.values[-1]),
+                "Float",
+                (page,),
+                ("Chart",),
+                "percentage_change",
+            )
+        )
     found += _across_twins(deck, rng)
     return found
 
@@ -81,11 +115,16 @@ def _across_twins(deck: Deck, rng: random.Random) -> list[Candidate]:
         if old.title > new.title:  # titles differ only in the year: the later one is newer
             old, new, old_page, new_page = new, old, new_page, old_page
         index = rng.randrange(len(old.categories))
-        found.append(Candidate(
-            f"By what percentage did the {old.metric.name.lower()} of {old.categories[index]} "
-            f'change from the chart "{old.title}" to the chart "{new.title}"? '
-            "Round to one decimal.",
-            percentage_change(old.values[index], new.values[index]), "Float",
-            tuple(sorted((old_page, new_page))), ("Chart",), "percentage_change",
-        ))
+        found.append(
+            Candidate(
+                f"By what percentage did the {old.metric.name.lower()} of {old.categories[index]} "
+                f'change from the chart "{old.title}" to the chart "{new.title}"? '
+                "Round to one decimal.",
+                percentage_change(old.values[index], new.values[index]),
+                "Float",
+                tuple(sorted((old_page, new_page))),
+                ("Chart",),
+                "percentage_change",
+            )
+        )
     return found

@@ -46,54 +46,99 @@ def counting_questions(deck: Deck, rng: random.Random) -> list[Candidate]:
     found = []
     for page, bar in slides_of(deck, BarChartSlide):
         dimension = bar.dimension.lower()
-        found.append(Candidate(
-            f'How many {dimension}s are shown in the bar chart "{bar.title}"?',
-            str(len(bar.categories)), "Int", (page,), ("Chart",),
-        ))
+        found.append(
+            Candidate(
+                f'How many {dimension}s are shown in the bar chart "{bar.title}"?',
+                str(len(bar.categories)),
+                "Int",
+                (page,),
+                ("Chart",),
+            )
+        )
         threshold = _above(bar.metric, bar.values, rng)
         if threshold:
-            found.append(Candidate(
-                f'How many {dimension}s in the chart "{bar.title}" have a '
-                f"{bar.metric.name.lower()} above {threshold[0]}?",
-                str(threshold[1]), "Int", (page,), ("Chart",),
-            ))
+            found.append(
+                Candidate(
+                    f'How many {dimension}s in the chart "{bar.title}" have a '
+                    f"{bar.metric.name.lower()} above {threshold[0]}?",
+                    str(threshold[1]),
+                    "Int",
+                    (page,),
+                    ("Chart",),
+                )
+            )
     for page, line in slides_of(deck, LineChartSlide):
         threshold = _above(line.metric, line.values, rng)
         if threshold:
-            found.append(Candidate(
-                f'In how many of the years shown in the chart "{line.title}" was the '
-                f"{line.metric.name.lower()} above {threshold[0]}?",
-                str(threshold[1]), "Int", (page,), ("Chart",),
-            ))
+            found.append(
+                Candidate(
+                    f'In how many of the years shown in the chart "{line.title}" was the '
+                    f"{line.metric.name.lower()} above {threshold[0]}?",
+                    str(threshold[1]),
+                    "Int",
+                    (page,),
+                    ("Chart",),
+                )
+            )
     for page, pie in slides_of(deck, PieChartSlide):
-        found.append(Candidate(
-            f'How many slices does the pie chart "{pie.title}" have?', str(len(pie.values)),
-            "Int", (page,), ("Chart",),
-        ))
+        found.append(
+            Candidate(
+                f'How many slices does the pie chart "{pie.title}" have?',
+                str(len(pie.values)),
+                "Int",
+                (page,),
+                ("Chart",),
+            )
+        )
     for page, table in slides_of(deck, TableSlide):
-        found.append(Candidate(
-            f'How many {table.dimension.lower()}s are listed in the table "{table.title}"?',
-            str(len(table.rows)), "Int", (page,), ("Table",),
-        ))
+        found.append(
+            Candidate(
+                f'How many {table.dimension.lower()}s are listed in the table "{table.title}"?',
+                str(len(table.rows)),
+                "Int",
+                (page,),
+                ("Table",),
+            )
+        )
     for page, timeline in slides_of(deck, TimelineSlide):
-        found.append(Candidate(
-            f'How many milestones are shown on the slide "{timeline.title}"?',
-            str(len(timeline.milestones)), "Int", (page,), ("Figure",),
-        ))
+        found.append(
+            Candidate(
+                f'How many milestones are shown on the slide "{timeline.title}"?',
+                str(len(timeline.milestones)),
+                "Int",
+                (page,),
+                ("Figure",),
+            )
+        )
     for page, figure in slides_of(deck, FigureSlide):
         parts = "steps" if figure.style == "flow" else "layers"
-        found.append(Candidate(
-            f"How many {parts} does Figure {figure.number} show?", str(len(figure.steps)),
-            "Int", (page,), ("Figure",),
-        ))
+        found.append(
+            Candidate(
+                f"How many {parts} does Figure {figure.number} show?",
+                str(len(figure.steps)),
+                "Int",
+                (page,),
+                ("Figure",),
+            )
+        )
     for page, slide in slides_of(deck, BulletsSlide):
-        found.append(Candidate(
-            f'How many bullet points are on the slide "{slide.title}"?',
-            str(len(slide.bullets)), "Int", (page,), ("Text",),
-        ))
+        found.append(
+            Candidate(
+                f'How many bullet points are on the slide "{slide.title}"?',
+                str(len(slide.bullets)),
+                "Int",
+                (page,),
+                ("Text",),
+            )
+        )
     for page, agenda in slides_of(deck, AgendaSlide):
-        found.append(Candidate(
-            "How many items does the agenda list?", str(len(agenda.items)), "Int", (page,),
-            ("Text",),
-        ))
+        found.append(
+            Candidate(
+                "How many items does the agenda list?",
+                str(len(agenda.items)),
+                "Int",
+                (page,),
+                ("Text",),
+            )
+        )
     return found

@@ -30,12 +30,17 @@ def _chart_to_table(deck: Deck, rng: random.Random) -> list[Candidate]:
             column = rng.randrange(len(table.columns))
             metric = table.columns[column]
             value = table.cells[table.rows.index(leader)][column]
-            found.append(Candidate(
-                f'Find the {bar.dimension.lower()} with the highest {bar.metric.name.lower()} '
-                f'in the chart "{bar.title}". What is its {metric.name.lower()} in the table '
-                f'"{table.title}"?', metric.format(value), metric.answer_format,
-                tuple(sorted((bar_page, table_page))), ("Chart", "Table"),
-            ))
+            found.append(
+                Candidate(
+                    f"Find the {bar.dimension.lower()} with the highest {bar.metric.name.lower()} "
+                    f'in the chart "{bar.title}". What is its {metric.name.lower()} in the table '
+                    f'"{table.title}"?',
+                    metric.format(value),
+                    metric.answer_format,
+                    tuple(sorted((bar_page, table_page))),
+                    ("Chart", "Table"),
+                )
+            )
     return found
 
 
@@ -48,11 +53,15 @@ def _agenda_to_chart(deck: Deck) -> list[Candidate]:
             page = page_of[title]
             slide = deck.slides[page]
             if isinstance(slide, (BarChartSlide, LineChartSlide, PieChartSlide)):
-                found.append(Candidate(
-                    f"What is the largest value shown in the chart of agenda item {number}?",
-                    slide.metric.format(max(slide.values)), slide.metric.answer_format,
-                    (agenda_page, page), ("Text", "Chart"),
-                ))
+                found.append(
+                    Candidate(
+                        f"What is the largest value shown in the chart of agenda item {number}?",
+                        slide.metric.format(max(slide.values)),
+                        slide.metric.answer_format,
+                        (agenda_page, page),
+                        ("Text", "Chart"),
+                    )
+                )
     return found
 
 
@@ -74,8 +83,14 @@ def _changes_across_twins(deck: Deck) -> list[Candidate]:
         else:
             continue
         if grew:
-            found.append(Candidate(
-                f'Which {names}s have a higher {what} in "{new.title}" than in "{old.title}"? '
-                "List them in the order shown.", grew, "List", (first, second), (source,),
-            ))
+            found.append(
+                Candidate(
+                    f'Which {names}s have a higher {what} in "{new.title}" than in "{old.title}"? '
+                    "List them in the order shown.",
+                    grew,
+                    "List",
+                    (first, second),
+                    (source,),
+                )
+            )
     return found

@@ -67,8 +67,11 @@ def bar_chart(rng: random.Random, ctx: DeckContext) -> BarChartSlide:
     metric = rng.choice(vocab.METRICS)
     categories = _members(rng, ctx.main_members, 4, 6)
     return BarChartSlide(
-        f"{metric.name} by {ctx.main_dimension} {ctx.year}", metric, ctx.main_dimension,
-        categories, distinct_values(rng, metric, len(categories)),
+        f"{metric.name} by {ctx.main_dimension} {ctx.year}",
+        metric,
+        ctx.main_dimension,
+        categories,
+        distinct_values(rng, metric, len(categories)),
     )
 
 
@@ -78,7 +81,9 @@ def line_chart(rng: random.Random, ctx: DeckContext) -> LineChartSlide:
     count = rng.randint(4, 6)
     years = tuple(range(ctx.year - count + 1, ctx.year + 1))
     return LineChartSlide(
-        f"{product} {metric.name} {years[0]}-{years[-1]}", metric, years,
+        f"{product} {metric.name} {years[0]}-{years[-1]}",
+        metric,
+        years,
         _walk(rng, metric.random_value(rng), count),
     )
 
@@ -96,8 +101,11 @@ def _walk(rng: random.Random, start: int, count: int) -> tuple[int, ...]:
 def pie_chart(rng: random.Random, ctx: DeckContext) -> PieChartSlide:
     categories = _members(rng, ctx.side_members, 3, 5)
     return PieChartSlide(
-        f"{rng.choice(vocab.PIE_TITLES)} by {ctx.side_dimension} {ctx.year}", SHARE,
-        ctx.side_dimension, categories, shares(rng, len(categories)),
+        f"{rng.choice(vocab.PIE_TITLES)} by {ctx.side_dimension} {ctx.year}",
+        SHARE,
+        ctx.side_dimension,
+        categories,
+        shares(rng, len(categories)),
     )
 
 
@@ -128,8 +136,11 @@ def comparison(rng: random.Random, ctx: DeckContext) -> ComparisonSlide:
     left, right, left_points, right_points = rng.choice(vocab.COMPARISONS)
     count = rng.randint(3, 4)
     return ComparisonSlide(
-        f"{left} vs {right}", left, tuple(rng.sample(left_points, count)),
-        right, tuple(rng.sample(right_points, count)),
+        f"{left} vs {right}",
+        left,
+        tuple(rng.sample(left_points, count)),
+        right,
+        tuple(rng.sample(right_points, count)),
     )
 
 
@@ -153,12 +164,18 @@ def dashboard(rng: random.Random, ctx: DeckContext) -> DashboardSlide:
 def _panel(rng: random.Random, ctx: DeckContext, kind: str, metric: Metric) -> Panel:
     if kind == "bar chart":
         members = tuple(rng.sample(ctx.main_members, 3))
-        return Panel(kind, f"{metric.name} by {ctx.main_dimension}", metric, members,
-                     distinct_values(rng, metric, 3))
+        return Panel(
+            kind,
+            f"{metric.name} by {ctx.main_dimension}",
+            metric,
+            members,
+            distinct_values(rng, metric, 3),
+        )
     if kind == "line chart":
         years = tuple(str(year) for year in range(ctx.year - 3, ctx.year + 1))
-        return Panel(kind, f"{metric.name} Trend", metric, years,
-                     _walk(rng, metric.random_value(rng), 4))
+        return Panel(
+            kind, f"{metric.name} Trend", metric, years, _walk(rng, metric.random_value(rng), 4)
+        )
     if kind == "pie chart":
         members = tuple(rng.sample(ctx.side_members, 3))
         return Panel(kind, f"{ctx.side_dimension} Mix", SHARE, members, shares(rng, 3))
@@ -166,8 +183,15 @@ def _panel(rng: random.Random, ctx: DeckContext, kind: str, metric: Metric) -> P
 
 
 BUILDERS = {
-    "bullets": bullets, "bar": bar_chart, "line": line_chart, "pie": pie_chart, "table": table,
-    "figure": figure, "comparison": comparison, "timeline": timeline, "dashboard": dashboard,
+    "bullets": bullets,
+    "bar": bar_chart,
+    "line": line_chart,
+    "pie": pie_chart,
+    "table": table,
+    "figure": figure,
+    "comparison": comparison,
+    "timeline": timeline,
+    "dashboard": dashboard,
 }
 
 
@@ -176,24 +200,30 @@ def twin(rng: random.Random, slide: Slide, ctx: DeckContext) -> Slide | None:
     previous = f" {ctx.year - 1}"
     if isinstance(slide, BarChartSlide):
         return dataclasses.replace(
-            slide, title=_retitle(slide.title, previous),
+            slide,
+            title=_retitle(slide.title, previous),
             values=_nudged(rng, slide.values),
         )
     if isinstance(slide, PieChartSlide):
         return dataclasses.replace(
-            slide, title=_retitle(slide.title, previous),
+            slide,
+            title=_retitle(slide.title, previous),
             values=_nudged_shares(rng, slide.values),
         )
     if isinstance(slide, TableSlide):
         columns = [_nudged(rng, column) for column in zip(*slide.cells)]
         return dataclasses.replace(
-            slide, title=_retitle(slide.title, previous), cells=tuple(zip(*columns)),
+            slide,
+            title=_retitle(slide.title, previous),
+            cells=tuple(zip(*columns)),
         )
     if isinstance(slide, LineChartSlide):
         product = slide.title.split(" ", 1)[0]
         other = rng.choice([p for p in vocab.DIMENSIONS["Product"] if p != product])
         return dataclasses.replace(
-            slide, title=other + slide.title[len(product):], values=_nudged(rng, slide.values),
+            slide,
+            title=other + slide.title[len(product) :],
+            values=_nudged(rng, slide.values),
         )
     return None
 

@@ -78,7 +78,14 @@ def _hires(rng: random.Random, year: int) -> Bullet:
 
 
 TEMPLATES: tuple[Callable[[random.Random, int], Bullet], ...] = (
-    _reached, _office, _lead, _launch, _partner, _stores, _target, _hires,
+    _reached,
+    _office,
+    _lead,
+    _launch,
+    _partner,
+    _stores,
+    _target,
+    _hires,
 )
 
 

@@ -25,4 +25,3 @@ class Candidate:
 def slides_of(deck: Deck, kind: type[S]) -> list[tuple[int, S]]:
     """(page, slide) for every slide of ``kind`` in page order."""
     return [(page, slide) for page, slide in enumerate(deck.slides) if isinstance(slide, kind)]
-

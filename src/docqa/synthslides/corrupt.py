@@ -23,8 +23,11 @@ def corrupt(kind: str, pdf: bytes) -> bytes:
     if kind == "encrypted":
         writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf)))
         # RC4 needs no extra crypto package; the file ID pypdf derives is deterministic.
-        writer.encrypt(user_password=USER_PASSWORD, owner_password=USER_PASSWORD + "-owner",
-                       algorithm="RC4-128")
+        writer.encrypt(
+            user_password=USER_PASSWORD,
+            owner_password=USER_PASSWORD + "-owner",
+            algorithm="RC4-128",
+        )
         out = io.BytesIO()
         writer.write(out)
         return out.getvalue()

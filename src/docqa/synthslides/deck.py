@@ -15,13 +15,29 @@ from docqa.synthslides.builders import DeckContext
 from docqa.synthslides.slides import AgendaSlide, Deck, FigureSlide, Slide, TitleSlide
 
 MIN_SLIDES = 6  # title, agenda, and the four slides every deck needs
-EXTRA_KINDS = ("bar", "line", "pie", "table", "bullets", "figure", "comparison", "timeline",
-               "dashboard")
+EXTRA_KINDS = (
+    "bar",
+    "line",
+    "pie",
+    "table",
+    "bullets",
+    "figure",
+    "comparison",
+    "timeline",
+    "dashboard",
+)
 EXTRA_WEIGHTS = (2, 2, 2, 1, 1, 1, 1, 1, 1)
 # Most slides of these kinds one deck may have, so that decks look like real presentations;
 # bar and line charts are not capped, so decks of any length can be filled.
-MAX_PER_DECK = {"bullets": 3, "figure": 2, "comparison": 1, "timeline": 1, "dashboard": 1,
-                "table": 2, "pie": 2}
+MAX_PER_DECK = {
+    "bullets": 3,
+    "figure": 2,
+    "comparison": 1,
+    "timeline": 1,
+    "dashboard": 1,
+    "table": 2,
+    "pie": 2,
+}
 _ATTEMPTS = 50
 
 
@@ -53,8 +69,14 @@ def make_deck(rng: random.Random, doc_id: str, num_slides: int) -> Deck:
 
 def _context(rng: random.Random) -> DeckContext:
     company = f"{rng.choice(vocab.COMPANY_PREFIXES)} {rng.choice(vocab.COMPANY_SUFFIXES)}"
-    main, side = rng.choice((("Region", "Segment"), ("Product", "Channel"), ("Region", "Channel"),
-                             ("Product", "Segment")))
+    main, side = rng.choice(
+        (
+            ("Region", "Segment"),
+            ("Product", "Channel"),
+            ("Region", "Channel"),
+            ("Product", "Segment"),
+        )
+    )
     return DeckContext(
         company=company,
         year=rng.randint(2021, 2025),
@@ -85,9 +107,7 @@ def _extra(rng: random.Random, ctx: DeckContext, titles: set[str], kinds: list[s
             return slide
 
 
-def _try_unique(
-    rng: random.Random, kind: str, ctx: DeckContext, titles: set[str]
-) -> Slide | None:
+def _try_unique(rng: random.Random, kind: str, ctx: DeckContext, titles: set[str]) -> Slide | None:
     for _ in range(_ATTEMPTS):
         slide = builders.BUILDERS[kind](rng, ctx)
         if slide.title not in titles:
@@ -97,7 +117,11 @@ def _try_unique(
 
 
 def _add_twins(
-    rng: random.Random, content: list[Slide], ctx: DeckContext, titles: set[str], size: int,
+    rng: random.Random,
+    content: list[Slide],
+    ctx: DeckContext,
+    titles: set[str],
+    size: int,
     kinds: list[str],
 ) -> list[tuple[int, int]]:
     """Append decoy twins (or ordinary slides where none fits) until ``content`` has ``size``."""

@@ -24,18 +24,27 @@ from docqa.synthslides.style import (
 _CHAR_INCHES = 0.11  # generous width of one 13 pt DejaVu Sans character
 
 
-def _box(ax: Axes, x: float, y: float, width: float, height: float, label: str, fill: str
-         ) -> None:
+def _box(ax: Axes, x: float, y: float, width: float, height: float, label: str, fill: str) -> None:
     # No outline: tesseract reads a box's label as picture when a dark border surrounds it.
-    ax.add_patch(FancyBboxPatch((x - width / 2, y - height / 2), width, height,
-                                boxstyle="round,pad=0,rounding_size=0.02", facecolor=fill,
-                                edgecolor="none"))
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - width / 2, y - height / 2),
+            width,
+            height,
+            boxstyle="round,pad=0,rounding_size=0.02",
+            facecolor=fill,
+            edgecolor="none",
+        )
+    )
     ax.text(x, y, label, fontsize=15, color=INK, ha="center", va="center")
 
 
 def _arrow(ax: Axes, start: tuple[float, float], end: tuple[float, float]) -> None:
-    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=18,
-                                 color=MUTED_INK, linewidth=1.5))
+    ax.add_patch(
+        FancyArrowPatch(
+            start, end, arrowstyle="-|>", mutation_scale=18, color=MUTED_INK, linewidth=1.5
+        )
+    )
 
 
 def draw_figure(fig: Figure, slide: FigureSlide) -> None:
@@ -57,8 +66,16 @@ def draw_figure(fig: Figure, slide: FigureSlide) -> None:
             _box(ax, 0.5, y, 0.46, height * 0.7, step, FILLS[index % len(FILLS)])
             if index:
                 _arrow(ax, (0.5, y + height * 0.65), (0.5, y + height * 0.35))
-    ax.text(0.5, 0.04, slide.caption_text, fontsize=14, style="italic", color=INK,
-            ha="center", va="center")
+    ax.text(
+        0.5,
+        0.04,
+        slide.caption_text,
+        fontsize=14,
+        style="italic",
+        color=INK,
+        ha="center",
+        va="center",
+    )
 
 
 def draw_timeline(fig: Figure, slide: TimelineSlide) -> None:
@@ -79,5 +96,13 @@ def draw_timeline(fig: Figure, slide: TimelineSlide) -> None:
         ax.text(x, 0.75, date, fontsize=15, color=INK, ha="center", va="center")
         y = 0.45 if not (staggered and index % 2) else 0.25
         ax.plot([x, x], [0.6, y + 0.04], color=GRID, linewidth=1, zorder=1)
-        ax.text(x, y, textwrap.fill(label, width), fontsize=LABEL_PT, color=INK, ha="center",
-                va="top", linespacing=1.3)
+        ax.text(
+            x,
+            y,
+            textwrap.fill(label, width),
+            fontsize=LABEL_PT,
+            color=INK,
+            ha="center",
+            va="top",
+            linespacing=1.3,
+        )

@@ -31,12 +31,12 @@ from docqa.synthslides.style import (
 def draw_title(slide: TitleSlide) -> Figure:
     """The cover page: it has no frame, so it builds its own figure."""
     fig = Figure(figsize=PAGE_SIZE, facecolor="#f3f6fa")
-    fig.add_artist(Rectangle((0.0, 0.0), 0.035, 1.0, transform=fig.transFigure, color=ACCENT,
-                             linewidth=0))
+    fig.add_artist(
+        Rectangle((0.0, 0.0), 0.035, 1.0, transform=fig.transFigure, color=ACCENT, linewidth=0)
+    )
     fig.text(0.1, 0.62, slide.title, fontsize=34, weight="bold", color=INK)
     fig.text(0.1, 0.5, slide.subtitle, fontsize=20, color=ACCENT)
-    fig.text(0.1, 0.3, f"Prepared by {slide.presenter}, {slide.role}", fontsize=BODY_PT,
-             color=INK)
+    fig.text(0.1, 0.3, f"Prepared by {slide.presenter}, {slide.role}", fontsize=BODY_PT, color=INK)
     fig.text(0.1, 0.22, slide.date, fontsize=14, color=MUTED_INK)
     return fig
 
@@ -48,8 +48,14 @@ def draw_agenda(fig: Figure, slide: AgendaSlide) -> None:
     size = BODY_PT if count <= 8 else 15 if count <= 10 else 13
     for number, item in enumerate(slide.items, start=1):
         column, row = divmod(number - 1, 10)
-        ax.text(0.02 + 0.5 * column, 0.97 - row * 0.097, f"{number}.  {item}", fontsize=size,
-                color=INK, va="top")
+        ax.text(
+            0.02 + 0.5 * column,
+            0.97 - row * 0.097,
+            f"{number}.  {item}",
+            fontsize=size,
+            color=INK,
+            va="top",
+        )
 
 
 def draw_bullets(fig: Figure, slide: BulletsSlide) -> None:
@@ -62,16 +68,27 @@ def draw_bullets(fig: Figure, slide: BulletsSlide) -> None:
 
 def draw_comparison(fig: Figure, slide: ComparisonSlide) -> None:
     ax = content_axes(fig)
-    columns = ((0.0, slide.left_heading, slide.left_points, FILLS[0]),
-               (0.52, slide.right_heading, slide.right_points, FILLS[1]))
+    columns = (
+        (0.0, slide.left_heading, slide.left_points, FILLS[0]),
+        (0.52, slide.right_heading, slide.right_points, FILLS[1]),
+    )
     for x, heading, points, fill in columns:
-        ax.add_patch(FancyBboxPatch((x + 0.01, 0.02), 0.46, 0.94,
-                                    boxstyle="round,pad=0,rounding_size=0.03",
-                                    facecolor=fill, edgecolor=GRID, linewidth=1))
+        ax.add_patch(
+            FancyBboxPatch(
+                (x + 0.01, 0.02),
+                0.46,
+                0.94,
+                boxstyle="round,pad=0,rounding_size=0.03",
+                facecolor=fill,
+                edgecolor=GRID,
+                linewidth=1,
+            )
+        )
         ax.text(x + 0.04, 0.86, heading, fontsize=19, weight="bold", color=INK, va="center")
         for row, point in enumerate(points):
-            ax.text(x + 0.05, 0.66 - row * 0.17, f"\u2022  {point}", fontsize=15, color=INK,
-                    va="center")
+            ax.text(
+                x + 0.05, 0.66 - row * 0.17, f"\u2022  {point}", fontsize=15, color=INK, va="center"
+            )
 
 
 def column_header(metric: Metric) -> str:
@@ -89,19 +106,36 @@ def draw_table(fig: Figure, slide: TableSlide) -> None:
     header_height = 0.24
     row_height = min(0.14, (1.0 - header_height) / len(slide.rows))
     top = 1.0
-    ax.add_patch(Rectangle((0, top - header_height), 1, header_height, facecolor=FILLS[0],
-                           edgecolor="none"))
+    ax.add_patch(
+        Rectangle((0, top - header_height), 1, header_height, facecolor=FILLS[0], edgecolor="none")
+    )
     headers = [slide.dimension] + [column_header(metric) for metric in slide.columns]
     for index, header in enumerate(headers):
-        x, align = (edges[index] + 0.015, "left") if index == 0 else (edges[index + 1] - 0.02,
-                                                                      "right")
-        ax.text(x, top - header_height / 2, header, fontsize=LABEL_PT, weight="bold",
-                color=INK, va="center", ha=align)
+        x, align = (
+            (edges[index] + 0.015, "left") if index == 0 else (edges[index + 1] - 0.02, "right")
+        )
+        ax.text(
+            x,
+            top - header_height / 2,
+            header,
+            fontsize=LABEL_PT,
+            weight="bold",
+            color=INK,
+            va="center",
+            ha=align,
+        )
     for row, name in enumerate(slide.rows):
         y = top - header_height - (row + 0.5) * row_height
         ax.text(edges[0] + 0.015, y, name, fontsize=14, color=INK, va="center")
         for index, metric in enumerate(slide.columns):
-            ax.text(edges[index + 2] - 0.02, y, metric.format(slide.cells[row][index]),
-                    fontsize=14, color=INK, va="center", ha="right")
+            ax.text(
+                edges[index + 2] - 0.02,
+                y,
+                metric.format(slide.cells[row][index]),
+                fontsize=14,
+                color=INK,
+                va="center",
+                ha="right",
+            )
         line_y = top - header_height - (row + 1) * row_height
         ax.plot([0, 1], [line_y, line_y], color=GRID, linewidth=0.8)

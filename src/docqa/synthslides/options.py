@@ -38,9 +38,7 @@ def parse_options(options: dict[str, Any]) -> SynthOptions:
     defaults = SynthOptions()
     span = options.get("slides_per_deck", defaults.slides_per_deck)
     if not isinstance(span, (list, tuple)) or len(span) != 2:
-        raise ValueError(
-            f"synthslides option 'slides_per_deck' must be [min, max], got {span!r}"
-        )
+        raise ValueError(f"synthslides option 'slides_per_deck' must be [min, max], got {span!r}")
     low = _integer("slides_per_deck", span[0], MIN_SLIDES)
     high = _integer("slides_per_deck", span[1], low)
     if high > MAX_SLIDES:

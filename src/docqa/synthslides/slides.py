@@ -143,8 +143,17 @@ class DashboardSlide:
 
 
 Slide = (
-    TitleSlide | AgendaSlide | BulletsSlide | BarChartSlide | LineChartSlide | PieChartSlide
-    | TableSlide | FigureSlide | ComparisonSlide | TimelineSlide | DashboardSlide
+    TitleSlide
+    | AgendaSlide
+    | BulletsSlide
+    | BarChartSlide
+    | LineChartSlide
+    | PieChartSlide
+    | TableSlide
+    | FigureSlide
+    | ComparisonSlide
+    | TimelineSlide
+    | DashboardSlide
 )
 
 

@@ -36,11 +36,13 @@ def framed_page(title: str, footer: str, page_number: int) -> Figure:
     """A blank slide with its title, an accent rule, and a footer with the page number."""
     fig = Figure(figsize=PAGE_SIZE, facecolor="white")
     fig.text(0.05, 0.895, title, fontsize=TITLE_PT, weight="bold", color=INK, va="center")
-    fig.add_artist(Rectangle((0.05, 0.825), 0.9, 0.006, transform=fig.transFigure,
-                             color=ACCENT, linewidth=0))
+    fig.add_artist(
+        Rectangle((0.05, 0.825), 0.9, 0.006, transform=fig.transFigure, color=ACCENT, linewidth=0)
+    )
     fig.text(0.05, 0.045, footer, fontsize=MIN_PT, color=MUTED_INK, va="center")
-    fig.text(0.95, 0.045, str(page_number), fontsize=MIN_PT, color=MUTED_INK, va="center",
-             ha="right")
+    fig.text(
+        0.95, 0.045, str(page_number), fontsize=MIN_PT, color=MUTED_INK, va="center", ha="right"
+    )
     return fig
 
 
