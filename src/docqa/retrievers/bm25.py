@@ -12,7 +12,7 @@ from docqa.retrievers.manifest import read_manifest, write_manifest
 from docqa.retrievers.ranking import top_pages
 
 
-def _tokenize(texts: list[str]) -> list[list[str]]:
+def tokenize(texts: list[str]) -> list[list[str]]:
     return bm25s.tokenize(texts, stopwords="en", return_ids=False, show_progress=False)
 
 
@@ -24,7 +24,7 @@ class BM25Retriever:
 
     def build(self, pages: list[IndexedPage], out_dir: Path) -> None:
         write_manifest(out_dir, len(pages), k1=self.k1, b=self.b)
-        tokens = _tokenize([page.text for page in pages])
+        tokens = tokenize([page.text for page in pages])
         if not any(tokens):
             return  # no text at all: the searcher falls back to page order
         index = bm25s.BM25(k1=self.k1, b=self.b)
@@ -46,7 +46,7 @@ class BM25Searcher:
     def search(self, query: str, k: int) -> list[int]:
         if self.index is None:
             return top_pages(np.zeros(self.pages), k)  # no text anywhere: page order
-        known = [t for t in _tokenize([query])[0] if t in self.index.vocab_dict]
+        known = [t for t in tokenize([query])[0] if t in self.index.vocab_dict]
         if not known:
             return top_pages(np.zeros(self.pages), k)  # nothing to match on: page order
         return top_pages(self.index.get_scores(known), k)

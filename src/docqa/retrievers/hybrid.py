@@ -17,11 +17,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from docqa.retrievers import RETRIEVERS, IndexedPage, PageSearcher, create_retriever
 from docqa.retrievers.manifest import read_manifest, write_manifest
-from docqa.retrievers.ranking import top_pages
+from docqa.retrievers.ranking import RRF_K, rrf_scores, top_pages
 
 NAME = "hybrid"
 
@@ -48,7 +46,7 @@ class HybridRetriever:
     def __init__(
         self,
         retrievers: list[str],
-        rrf_k: int = 60,
+        rrf_k: int = RRF_K,
         indexes: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         if len(retrievers) < 2:
@@ -100,8 +98,5 @@ class FusedSearcher:
     def search(self, query: str, k: int) -> list[int]:
         if k <= 0:
             return []
-        scores = np.zeros(self.pages)
-        for searcher in self.searchers:
-            for rank, page in enumerate(searcher.search(query, self.pages), start=1):
-                scores[page] += 1.0 / (self.rrf_k + rank)
-        return top_pages(scores, k)
+        rankings = [searcher.search(query, self.pages) for searcher in self.searchers]
+        return top_pages(rrf_scores(rankings, self.pages, self.rrf_k), k)

@@ -2,11 +2,11 @@
 
 Pages are ranked by the method's ``retriever`` (any configured page retriever: ``bm25``,
 ``dense_text``, a page-image retriever such as ``colqwen2``; its index comes from the index
-stage) once per query; the rankings are fused by reciprocal rank fusion (``1 / (RRF_K + rank)``
-summed over the queries, the original query first so that it wins ties). Elements are ranked
-among the elements of the chosen pages, by BM25 over each element's kind, description and OCR
-text, fused over the queries the same way; an element that matches no query word is never
-chosen.
+stage) once per query; the rankings are fused by reciprocal rank fusion
+(:func:`docqa.retrievers.ranking.rrf_scores`; the original query first, so that it wins ties).
+Elements are ranked among the elements of the chosen pages, by BM25 over each element's kind,
+description and OCR text (the bm25 retriever's tokenizer), fused over the queries the same way;
+an element that matches no query word is never chosen.
 """
 
 from __future__ import annotations
@@ -18,24 +18,14 @@ import numpy as np
 
 from docqa.methods.slideagent.knowledge import DescribedElement
 from docqa.retrievers import PageSearcher
-from docqa.retrievers.ranking import top_pages
-
-RRF_K = 60
-
-
-def fuse_rankings(rankings: Sequence[Sequence[int]], size: int) -> np.ndarray:
-    """Reciprocal-rank-fusion scores of ``size`` items from several best-first rankings."""
-    scores = np.zeros(size)
-    for ranking in rankings:
-        for rank, item in enumerate(ranking, start=1):
-            scores[item] += 1.0 / (RRF_K + rank)
-    return scores
+from docqa.retrievers.bm25 import tokenize
+from docqa.retrievers.ranking import rrf_scores, top_pages
 
 
 def retrieve_pages(searcher: PageSearcher, queries: Sequence[str], k: int) -> list[int]:
     """The ``k`` best pages for the queries together."""
     rankings = [searcher.search(query, searcher.pages) for query in queries]
-    return top_pages(fuse_rankings(rankings, searcher.pages), k)
+    return top_pages(rrf_scores(rankings, searcher.pages), k)
 
 
 def retrieve_elements(
@@ -45,7 +35,7 @@ def retrieve_elements(
     if not elements or k <= 0:
         return []
     corpus = [f"{e.kind} {e.description} {e.text}" for e in elements]
-    tokens = bm25s.tokenize(corpus, stopwords="en", return_ids=False, show_progress=False)
+    tokens = tokenize(corpus)
     if not any(tokens):
         return []
     index = bm25s.BM25()
@@ -53,13 +43,12 @@ def retrieve_elements(
     rankings = []
     matched = np.zeros(len(elements), dtype=bool)
     for query in queries:
-        words = bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)
-        known = [word for word in words[0] if word in index.vocab_dict]
+        known = [word for word in tokenize([query])[0] if word in index.vocab_dict]
         if not known:
             continue
         scores = index.get_scores(known)
         matched |= scores > 0
         rankings.append([i for i in top_pages(scores, len(elements)) if scores[i] > 0])
-    fused = fuse_rankings(rankings, len(elements))
+    fused = rrf_scores(rankings, len(elements))
     fused[~matched] = -np.inf
     return [elements[i] for i in top_pages(fused, k) if matched[i]]
