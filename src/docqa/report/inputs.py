@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from docqa.jsonl import read_jsonl
-from docqa.prediction import read_timings, timings_path
+from docqa.prediction import timings_path
+from docqa.provenance import usage_summary
 
 SCORE_KEYS = ("dataset", "method", "model", "summary", "per_question")
 SUMMARY_KEYS = ("questions", "errors", "missing")
@@ -80,10 +81,8 @@ def run_timings(predictions: Path) -> dict[str, float]:
     run has no timings file."""
     if not timings_path(predictions).is_file():
         return {}
-    measured = list(read_timings(predictions).values())
-    seconds = [float(m.get("usage.seconds", 0.0)) for m in measured]
-    memory = [float(m.get("usage.peak_memory_mb", 0.0)) for m in measured]
-    return {"seconds": round(sum(seconds), 3), "peak_memory_mb": round(max(memory, default=0.0), 1)}
+    usage = usage_summary(predictions)
+    return {"seconds": usage["seconds"], "peak_memory_mb": round(usage["peak_memory_mb"], 1)}
 
 
 def load_scores(path: Path, runs_dir: Path | None = None) -> Scores:
