@@ -3,14 +3,17 @@ pull in, each at the exact version of requirements.lock (run by `make env-locks`
 
 conda-lock needs the network; this lock is the pip-style explicit file of an environment: the
 YAML's pip section installs it with `-r <name>.lock.txt`. The YAML's `-e ..` installs docqa
-with its own dependencies, so those are part of every environment's lock. Dependencies are
-read from the installed packages' metadata, with markers evaluated for this platform.
+with its own dependencies, so those are part of every environment's lock. docqa's dependencies
+are read from pyproject.toml (installed metadata goes stale when the pins change without a
+reinstall); those of every other package from its installed metadata, with markers evaluated
+for this platform.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -44,7 +47,8 @@ def env_packages(env_file: Path) -> list[str]:
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d)
     names = [PIN.match(line).group(1) for line in pip if PIN.match(line)]
     if any(line.startswith("-e") for line in pip):
-        names += [Requirement(r).name for r in metadata.requires("docqa") or [] if _applies(r)]
+        project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+        names += [Requirement(r).name for r in project["dependencies"] if _applies(r)]
     return names
 
 
