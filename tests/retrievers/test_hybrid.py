@@ -51,6 +51,24 @@ def test_the_fused_ranking_is_reciprocal_rank_fusion(results: Path) -> None:
         assert fused.search(query, 3) == expected[:3], query
 
 
+def test_queries_prepared_for_a_hybrid_are_encoded_once_for_every_document(
+    results: Path,
+) -> None:
+    shutil.copytree(results / "hybrid" / "docs" / "doc", results / "hybrid" / "docs" / "copy")
+    hybrid = create_retriever(CONFIG["hybrid"])
+    hybrid.prepare_queries(QUERIES[:2])
+    first = hybrid.load(results / "hybrid" / "docs" / "doc")
+    second = hybrid.load(results / "hybrid" / "docs" / "copy")
+    (dense,) = [c for c in hybrid._components.values() if hasattr(c, "prepare_queries")]
+    assert set(dense._query_vectors) == set(QUERIES[:2])  # encoded when the dense was created
+    hybrid.prepare_queries(QUERIES[2:3])  # later queries reach the existing component
+    assert set(dense._query_vectors) == set(QUERIES[:3])
+    unprepared = create_retriever(CONFIG["hybrid"]).load(results / "hybrid" / "docs" / "doc")
+    for query in QUERIES:
+        assert first.search(query, 5) == second.search(query, 5) == unprepared.search(query, 5)
+    assert len(hybrid._components) == 2  # bm25 and dense, shared by both documents
+
+
 def test_the_results_folder_can_move(results: Path, tmp_path: Path) -> None:
     moved = tmp_path / "elsewhere"
     shutil.copytree(results, moved)

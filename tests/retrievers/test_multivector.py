@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from docqa.retrievers import multivector
 from docqa.retrievers.multivector import MaxSimSearcher, PageVectors, save_page_vectors
 from docqa.retrievers.ranking import top_pages
 
@@ -41,7 +42,9 @@ def test_searcher_ranks_by_maxsim_and_pages_without_vectors_last(tmp_path: Path)
     assert searcher.search("y", 0) == []
 
 
-def test_scoring_in_blocks_matches_scoring_at_once(tmp_path: Path) -> None:
+def test_scoring_in_blocks_matches_scoring_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     generator = torch.Generator().manual_seed(0)
     pages = [torch.randn(int(n), 8, generator=generator) for n in torch.randint(0, 9, (150,))]
     save_page_vectors(tmp_path, pages)
@@ -52,7 +55,11 @@ def test_scoring_in_blocks_matches_scoring_at_once(tmp_path: Path) -> None:
         else -math.inf
         for page in pages
     ]
-    assert PageVectors.load(tmp_path).maxsim(query).tolist() == pytest.approx(expected, abs=1e-4)
+    vectors = PageVectors.load(tmp_path)
+    at_once = vectors.maxsim(query).tolist()
+    assert at_once == pytest.approx(expected, abs=1e-4)
+    monkeypatch.setattr(multivector, "SIMILARITY_BLOCK", 7 * 8 * 3)  # 7 pages a block
+    assert vectors.maxsim(query).tolist() == pytest.approx(at_once, abs=1e-6)
 
 
 def test_a_document_without_any_vector_ranks_in_page_order(tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tiny_tokenizers import byte_level_bpe
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 CORPUS = [
@@ -16,19 +18,9 @@ CORPUS = [
 
 
 def _bpe_tokenizer(special_tokens: list[str], **named: str):
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
-    bpe = Tokenizer(models.BPE())
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=300,
-        special_tokens=special_tokens,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    bpe.train_from_iterator(CORPUS * 10, trainer)
+    bpe = byte_level_bpe(CORPUS * 10, vocab_size=300, special_tokens=special_tokens)
     return PreTrainedTokenizerFast(tokenizer_object=bpe, **named)
 
 

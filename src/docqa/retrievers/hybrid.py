@@ -9,10 +9,15 @@ A page's fused score is the sum over the named retrievers of ``1 / (rrf_k + rank
 own: the index stage builds the named retrievers' indexes first, and the hybrid's index of a
 document is a manifest pointing at theirs (relative paths) with their config entries, so the
 searcher loads them wherever the results folder lives.
+
+The fused retrievers are created once per hybrid and shared by every document's searcher, so
+queries handed to :meth:`HybridRetriever.prepare_queries` (the infer job's questions) are
+encoded in batches by a fused retriever that can (dense_text), as when it is used on its own.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -54,6 +59,22 @@ class HybridRetriever:
         self.retrievers = list(retrievers)
         self.rrf_k = rrf_k
         self.indexes = indexes
+        self._queries: list[str] = []
+        self._components: dict[str, Any] = {}
+
+    def prepare_queries(self, queries: list[str]) -> None:
+        """Hand ``queries`` to each fused retriever that prepares queries, now or when created."""
+        self._queries += queries
+        for component in self._components.values():
+            _prepare(component, queries)
+
+    def _component(self, config: dict[str, Any]) -> Any:
+        """The fused retriever of ``config``, created on first use."""
+        key = json.dumps(config, sort_keys=True)
+        if key not in self._components:
+            self._components[key] = create_retriever(config)
+            _prepare(self._components[key], self._queries)
+        return self._components[key]
 
     def build(self, pages: list[IndexedPage], out_dir: Path) -> None:
         """Point at the fused retrievers' indexes of this document (``out_dir`` is named after
@@ -81,12 +102,18 @@ class HybridRetriever:
     def load(self, index_dir: Path) -> "FusedSearcher":
         manifest = read_manifest(index_dir, retrievers=self.retrievers)
         searchers = [
-            create_retriever(component["config"]).load(
+            self._component(component["config"]).load(
                 Path(os.path.normpath(index_dir / component["index"]))
             )
             for component in manifest["components"]
         ]
         return FusedSearcher(searchers, self.rrf_k, manifest["pages"])
+
+
+def _prepare(retriever: Any, queries: list[str]) -> None:
+    prepare = getattr(retriever, "prepare_queries", None)
+    if prepare is not None and queries:
+        prepare(queries)
 
 
 class FusedSearcher:

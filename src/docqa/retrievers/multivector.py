@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     import torch
 
 VECTORS = "vectors.safetensors"
-#: pages scored together: bounds the (pages x query vectors x page vectors) similarity block
-PAGE_BLOCK = 64
+#: similarity scores computed at once (pages x page vectors x query vectors): 16 MB of float32.
+#: A one-vector query over a text document is then a single product; a ColQwen2 query (20
+#: vectors against 768 per page) is scored 273 pages at a time.
+SIMILARITY_BLOCK = 4 * 1024 * 1024
 
 
 def save_page_vectors(out_dir: Path, vectors: list["torch.Tensor"]) -> None:
@@ -88,11 +90,12 @@ class PageVectors:
         query = query.to("cpu", torch.float32)
         if self.padded.shape[1] == 0:  # no page has a vector
             return torch.full((self.pages,), float("-inf"))
+        pages_per_block = max(1, SIMILARITY_BLOCK // (self.padded.shape[1] * len(query)))
         scores = []
-        for start in range(0, self.pages, PAGE_BLOCK):
-            block = self.padded[start : start + PAGE_BLOCK]  # (pages, vectors, dim)
+        for start in range(0, self.pages, pages_per_block):
+            block = self.padded[start : start + pages_per_block]  # (pages, vectors, dim)
             similarity = block @ query.T  # (pages, vectors, query vectors)
-            padding = ~self.mask[start : start + PAGE_BLOCK].unsqueeze(2)
+            padding = ~self.mask[start : start + pages_per_block].unsqueeze(2)
             similarity.masked_fill_(padding, float("-inf"))
             scores.append(similarity.amax(dim=1).sum(dim=1))
         return torch.cat(scores)
