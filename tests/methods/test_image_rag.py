@@ -90,6 +90,7 @@ def test_through_the_index_stage_a_textless_page_is_empty_text_and_still_ranked(
     assert bm25.search("What does the travel policy say?", 2) == [0, 1]  # the empty page last
 
 
-def test_bad_top_k_is_an_error() -> None:
-    with pytest.raises(ValueError, match="top_k must be at least 1"):
-        create_method({"type": "image_rag", "top_k": 0})
+@pytest.mark.parametrize("method", ["image_rag", "text_rag"])
+def test_bad_top_k_is_an_error(method: str) -> None:
+    with pytest.raises(ValueError, match=f"{method}: top_k must be at least 1, not 0"):
+        create_method({"type": method, "top_k": 0})

@@ -63,3 +63,27 @@ class Method(ABC):
 
     @abstractmethod
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction: ...
+
+
+class TopKMethod(Method):
+    """Ranks the pages with the retriever that ``retriever`` names and reads the ``top_k`` best
+    (``text_rag``, ``image_rag``): their options and their retrieval step."""
+
+    #: the registered type, for messages
+    name = ""
+
+    def __init__(
+        self, retriever: str, top_k: int, max_chars_per_page: int, max_new_tokens: int
+    ) -> None:
+        if top_k < 1:
+            raise ValueError(f"{self.name}: top_k must be at least 1, not {top_k}")
+        self.retriever = retriever
+        self.retrievers = (retriever,)
+        self.top_k = top_k
+        self.max_chars_per_page = max_chars_per_page
+        self.max_new_tokens = max_new_tokens
+
+    def retrieve(self, question: Question, env: DocumentEnv) -> tuple[list[int], dict[str, Any]]:
+        """The ``top_k`` pages, best first, and the trace step that records them."""
+        ranked = env.searcher(self.retriever).search(question.question, self.top_k)
+        return ranked, {"step": "retrieve", "retriever": self.retriever, "pages": ranked}

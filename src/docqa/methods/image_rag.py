@@ -13,14 +13,16 @@ text, and a page without any as the placeholder that says so.
 from __future__ import annotations
 
 from docqa.methods import METHODS
-from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.base import DocumentEnv, Models, TopKMethod
 from docqa.methods.vanilla import ask, page_part
 from docqa.prediction import Prediction
 from docqa.question import Question
 
 
 @METHODS.register("image_rag")
-class ImageRAG(Method):
+class ImageRAG(TopKMethod):
+    name = "image_rag"
+
     def __init__(
         self,
         retriever: str = "colpali",
@@ -28,16 +30,10 @@ class ImageRAG(Method):
         max_chars_per_page: int = 1500,
         max_new_tokens: int = 24,
     ) -> None:
-        if top_k < 1:
-            raise ValueError(f"image_rag: top_k must be at least 1, not {top_k}")
-        self.retriever = retriever
-        self.retrievers = (retriever,)
-        self.top_k = top_k
-        self.max_chars_per_page = max_chars_per_page
-        self.max_new_tokens = max_new_tokens
+        super().__init__(retriever, top_k, max_chars_per_page, max_new_tokens)
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
-        ranked = env.searcher(self.retriever).search(question.question, self.top_k)
+        ranked, retrieve = self.retrieve(question, env)
         shown = [
             (f"### Page {page + 1}", page_part(env, page, self.max_chars_per_page))
             for page in ranked
@@ -45,6 +41,5 @@ class ImageRAG(Method):
         answer, usage, output = await ask(
             models.main, question.question, shown, self.max_new_tokens
         )
-        retrieve = {"step": "retrieve", "retriever": self.retriever, "pages": ranked}
         read = {"step": "read", "pages": ranked, "output": output}
         return Prediction(question.question_id, answer, ranked, [retrieve, read], usage)
