@@ -1,16 +1,13 @@
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_backend import ScriptedBackend
 
 from docqa.jsonl import write_jsonl
 from docqa.metrics import METRICS, load_metrics
 from docqa.scoring import score_run, write_scores
-
-sys.path.insert(0, str(Path(__file__).parent / "metrics"))
-from scripted_backend import ScriptedBackend  # noqa: E402
 
 META = {"dataset": "tiny", "method": "vanilla", "model": "m"}
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from scripted_backend import text_of
 from test_docpilot_support import (  # noqa: F401 - acme_document is the acme fixture
     CHART_PAGE,
     QUESTION,
@@ -21,7 +22,6 @@ from test_docpilot_support import (  # noqa: F401 - acme_document is the acme fi
     decision,
     run,
     summary_of,
-    text_of,
 )
 
 from docqa.methods import create_method

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from scripted_backend import text_of
 from test_docpilot_support import (  # noqa: F401 - acme_document is the acme fixture
     ScriptedBackend,
     acme_document,
     decision,
     run,
     summary_of,
-    text_of,
 )
 
 from docqa.methods import create_method

@@ -13,15 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import scripted_backend
 from PIL import Image, ImageDraw, ImageFont
+from scripted_backend import text_of
 
-from docqa.backends.base import Backend, Completion
+from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest
 from docqa.document import Document, Page
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.ocr import ocr_page
-from docqa.prediction import Prediction, Usage
+from docqa.prediction import Prediction
 from docqa.question import Question
 from docqa.render import render_document
 
@@ -90,46 +92,23 @@ def acme_document(tmp_path_factory: pytest.TempPathFactory) -> DocumentEnv:
     return _BUILT[base]
 
 
-class ScriptedBackend(Backend):
+class ScriptedBackend(scripted_backend.ScriptedBackend):
     """Answers each request with the next reply of ``replies``; text-only unless
     ``sees_images`` (then image parts need no OCR text). Records every request."""
 
     def __init__(self, replies: list[str], sees_images: bool = False) -> None:
+        super().__init__(
+            self._next_reply,
+            sees_images=sees_images,
+            identity={"id": "scripted-docpilot"},
+            tokens=(10, 2),
+        )
         self.replies = list(replies)
-        self.sees_images = sees_images
-        self.requests: list[ChatRequest] = []
 
-    @property
-    def identity(self) -> dict[str, Any]:
-        return {"id": "scripted-docpilot"}
-
-    def validate(self, request: ChatRequest) -> None:
-        if not self.sees_images:
-            request.as_text_only()
-
-    def generate(self, requests: list[ChatRequest]) -> list[Completion]:
-        completions = []
-        for request in requests:
-            self.validate(request)
-            if not self.replies:
-                raise AssertionError(
-                    "the script has no reply left for:\n" + text_of(request)[-600:]
-                )
-            self.requests.append(request)
-            completions.append(
-                Completion(self.replies.pop(0), Usage(calls=1, tokens_in=10, tokens_out=2))
-            )
-        return completions
-
-
-def text_of(request: ChatRequest) -> str:
-    """A request as a text-only model reads it (images as their OCR text)."""
-    readable = (
-        request
-        if any(p.kind == "image" and not p.text for m in request.messages for p in m.parts)
-        else request.as_text_only()
-    )
-    return "".join(part.text for message in readable.messages for part in message.parts)
+    def _next_reply(self, request: ChatRequest) -> str:
+        if not self.replies:
+            raise AssertionError("the script has no reply left for:\n" + text_of(request)[-600:])
+        return self.replies.pop(0)
 
 
 def run(

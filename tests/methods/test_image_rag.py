@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from retrievers.sample_document import NO_TEXT_PAGE, TEXTS, draw_document
 from retrievers.tiny_encoders import tiny_colpali, tiny_colqwen2
-from test_docpilot_support import ScriptedBackend, run, text_of
+from scripted_backend import text_of
+from test_docpilot_support import ScriptedBackend, run
 from test_indexing import write_stage_files
 
 from docqa.document import Document, Page

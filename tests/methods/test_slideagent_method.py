@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from scripted_backend import text_of
 from test_slideagent_support import (  # noqa: F401 - fixtures
     QUESTION,
     SlideScript,
@@ -15,7 +16,6 @@ from test_slideagent_support import (  # noqa: F401 - fixtures
     ask,
     indexed_acme,
     step,
-    text_of,
 )
 
 from docqa.document import Page

@@ -11,14 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_backend import ScriptedBackend
 from test_docpilot_support import acme_document  # noqa: F401 - the acme fixture
 
-from docqa.backends.base import Backend, Completion
+from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.slideagent import prompts
-from docqa.prediction import Prediction, Usage
+from docqa.prediction import Prediction
 from docqa.question import Question
 from docqa.retrievers import IndexedPage, create_retriever
 
@@ -63,50 +64,30 @@ def agent_of(request: ChatRequest) -> str:
     raise AssertionError(f"no SlideAgent prompt starts {first[:200]!r}")
 
 
-class SlideScript(Backend):
+class SlideScript(ScriptedBackend):
     """Answers each agent with ``replies[agent]`` (a string, a function of the request, or an
     exception to raise); text-only unless ``sees_images``. Logs (agent, request)."""
 
     def __init__(self, replies: dict[str, Reply] | None = None, sees_images: bool = False):
+        super().__init__(
+            self._answer, sees_images=sees_images, identity={"id": "slide-script"}, tokens=(10, 2)
+        )
         self.replies = {**CLEAN, **(replies or {})}
-        self.sees_images = sees_images
         self.log: list[tuple[str, ChatRequest]] = []
 
-    @property
-    def identity(self) -> dict[str, Any]:
-        return {"id": "slide-script"}
-
-    def validate(self, request: ChatRequest) -> None:
-        if not self.sees_images:
-            request.as_text_only()
-
-    def generate(self, requests: list[ChatRequest]) -> list[Completion]:
-        completions = []
-        for request in requests:
-            self.validate(request)
-            agent = agent_of(request)
-            self.log.append((agent, request))
-            reply = self.replies[agent]
-            if isinstance(reply, BaseException):
-                raise reply
-            text = reply(request) if callable(reply) else reply
-            completions.append(Completion(text, Usage(calls=1, tokens_in=10, tokens_out=2)))
-        return completions
+    def _answer(self, request: ChatRequest) -> str:
+        agent = agent_of(request)
+        self.log.append((agent, request))
+        reply = self.replies[agent]
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply(request) if callable(reply) else reply
 
     def agents(self) -> list[str]:
         return [agent for agent, _ in self.log]
 
     def requests_of(self, agent: str) -> list[ChatRequest]:
         return [request for name, request in self.log if name == agent]
-
-
-def text_of(request: ChatRequest) -> str:
-    readable = (
-        request.as_text_only()
-        if all(p.text for m in request.messages for p in m.parts if p.kind == "image")
-        else request
-    )
-    return "".join(part.text for message in readable.messages for part in message.parts)
 
 
 def with_bm25(env: DocumentEnv, folder: Path) -> DocumentEnv:

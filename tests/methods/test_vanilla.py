@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from PIL import Image, ImageDraw
-from test_docpilot_support import ScriptedBackend, run, text_of
+from scripted_backend import text_of
+from test_docpilot_support import ScriptedBackend, run
 
 from docqa.document import Document, Page
 from docqa.methods import create_method

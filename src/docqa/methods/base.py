@@ -71,12 +71,19 @@ class TopKMethod(Method):
 
     #: the registered type, for messages
     name = ""
+    #: the retriever when the config names none
+    default_retriever = ""
 
     def __init__(
-        self, retriever: str, top_k: int, max_chars_per_page: int, max_new_tokens: int
+        self,
+        retriever: str | None = None,
+        top_k: int = 4,
+        max_chars_per_page: int = 1500,
+        max_new_tokens: int = 24,
     ) -> None:
         if top_k < 1:
             raise ValueError(f"{self.name}: top_k must be at least 1, not {top_k}")
+        retriever = retriever or self.default_retriever
         self.retriever = retriever
         self.retrievers = (retriever,)
         self.top_k = top_k

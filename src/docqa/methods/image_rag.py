@@ -22,15 +22,7 @@ from docqa.question import Question
 @METHODS.register("image_rag")
 class ImageRAG(TopKMethod):
     name = "image_rag"
-
-    def __init__(
-        self,
-        retriever: str = "colpali",
-        top_k: int = 4,
-        max_chars_per_page: int = 1500,
-        max_new_tokens: int = 24,
-    ) -> None:
-        super().__init__(retriever, top_k, max_chars_per_page, max_new_tokens)
+    default_retriever = "colpali"
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         ranked, retrieve = self.retrieve(question, env)
