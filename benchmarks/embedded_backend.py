@@ -31,10 +31,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from docqa.backends.preparation import prepare_model, read_model_card  # noqa: E402
 from docqa.backends.request import ChatRequest, Generation  # noqa: E402
 from docqa.backends.transformers_lm import LMSettings, TransformersLM  # noqa: E402
 from docqa.methods.prompts import reading_prompt  # noqa: E402
-from docqa.models import prepare_model, read_model_card  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "embedded_backend.json"
 BATCH_SIZES = (1, 4, 8)

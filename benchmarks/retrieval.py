@@ -35,11 +35,10 @@ from typing import Any, Callable
 import pypdfium2 as pdfium
 import torch
 
-from docqa.datasets import DATASETS, load_adapters
-from docqa.document import Document, Page
-from docqa.jsonl import read_jsonl
-from docqa.question import Question
-from docqa.render import render_dataset
+from docqa.core.document import Document, Page
+from docqa.core.jsonl import read_jsonl
+from docqa.core.question import Question
+from docqa.datasets import DATASETS
 from docqa.retrievers import IndexedPage, PageSearcher, create_retriever
 from docqa.retrievers.multivector import (
     MaxSimSearcher,
@@ -47,6 +46,7 @@ from docqa.retrievers.multivector import (
     one_cpu_thread,
     save_page_vectors,
 )
+from docqa.stages.render import render_dataset
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
 sys.path[:0] = [str(TESTS / "retrievers"), str(TESTS)]  # tiny_encoders and what it imports
@@ -60,7 +60,7 @@ SPLIT_QUERIES = 50
 
 def make_document(work: Path, pages: int, dpi: int) -> tuple[list[IndexedPage], list[str]]:
     """``pages`` slides (text layer + rendered image) and the questions about their decks."""
-    load_adapters()
+    DATASETS.load_all()
     decks = pages // 8 + 1  # decks have 8-12 slides
     DATASETS.get("synthslides")(work / "data", {"seed": 0, "decks": decks})
     render_dataset(work / "data" / "documents.jsonl", work / "pages", dpi=dpi)

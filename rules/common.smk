@@ -5,13 +5,17 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
-from docqa.config_check import check_references, experiment_grid
-from docqa.methods import retriever_names, role_models
-from docqa.sharding import shard_counts, shard_files, sharded_runs_pattern
-from docqa.report.plan import (
+from docqa.runtime.workflow import (
+    check_references,
+    experiment_grid,
     quantization_groups,
     report_figures,
     report_tables,
+    retriever_names,
+    role_models,
+    shard_counts,
+    shard_files,
+    sharded_runs_pattern,
     top_k_series,
 )
 
@@ -181,7 +185,7 @@ FIGURES = report_figures(config, GRID)
 PAPER_TABLES = report_tables(config)
 
 
-# Sharded infer jobs (docqa.sharding): how many shards each run has, and merge_shards' inputs.
+# Sharded infer jobs (docqa.stages.shards): how many shards each run has, and merge_shards' inputs.
 SHARDS = shard_counts(config)
 
 

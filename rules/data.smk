@@ -5,13 +5,13 @@
 # files before a rerun, so an interrupted download resumes and a complete one is not repeated.
 import re
 
-from docqa.datasets.catalogue import (
+from docqa.runtime.workflow import (
+    download_job,
     download_keys,
     download_manifests,
     download_spec,
     prepare_params,
 )
-from docqa.download import download_job
 
 DOWNLOAD_KEYS = download_keys(config["datasets"])
 

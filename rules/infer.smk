@@ -41,7 +41,7 @@ rule infer:
         cache=config["cache"],
     threads: model_threads
     resources:
-        # the job takes this many GPUs of its own (docqa.gpu_lock); --resources gpu=N caps the sum
+        # the job takes this many GPUs of its own (docqa.runtime.gpu_lock); --resources gpu=N caps the sum
         gpu=model_gpus,
     log:
         "results/logs/infer/{dataset}/{method}/{model}.log",
@@ -51,7 +51,7 @@ rule infer:
         "scripts/infer.py"
 
 
-# Sharding (docqa.sharding): an experiment's `shards: N` splits each of its runs into N jobs of
+# Sharding (docqa.stages.shards): an experiment's `shards: N` splits each of its runs into N jobs of
 # one block of questions each; merge_shards joins them into the run's predictions.jsonl, the
 # same bytes an unsharded run writes. ruleorder sends the runs split in shards to the merge.
 use rule infer as infer_shard with:

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from docqa.backends.base import Backend, Completion
 from docqa.backends.request import ChatRequest
-from docqa.prediction import Usage
+from docqa.core.prediction import Usage
 
 
 class ScriptedBackend(Backend):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from docqa.checkpoint import Checkpoint
+from docqa.runtime.checkpoint import Checkpoint
 
 
 def test_resume_skips_done_items_and_writes_in_order(tmp_path: Path) -> None:

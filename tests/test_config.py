@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from workflow import default_config, snakemake, workflow_copy
 
-from docqa.config_check import ConfigError, check_references, experiment_grid
+from docqa.runtime.config_check import ConfigError, check_references, experiment_grid
 
 
 def test_default_config_grid() -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from docqa import doctor
 from docqa.cli import main
+from docqa.runtime import doctor
 
 NVIDIA_SMI_HEADER = """
 +-----------------------------------------------------------------------------------------+

@@ -1,5 +1,6 @@
-"""docqa.gpu_lock on four simulated GPUs (DOCQA_GPUS=0,1,2,3): real concurrent processes and a
-real Snakemake run with --resources gpu=4 record the GPUs each job held, and no two overlap."""
+"""docqa.runtime.gpu_lock on four simulated GPUs (DOCQA_GPUS=0,1,2,3): real concurrent processes
+and a real Snakemake run with --resources gpu=4 record the GPUs each job held, and no two
+overlap."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from docqa.gpu_lock import gpus_for_job, machine_gpus
+from docqa.runtime.gpu_lock import gpus_for_job, machine_gpus
 
 FOUR = "0,1,2,3"
 
@@ -24,7 +25,7 @@ JOB = textwrap.dedent(
     """
     import json, os, sys, time
     from pathlib import Path
-    from docqa.gpu_lock import gpus_for_job
+    from docqa.runtime.gpu_lock import gpus_for_job
 
     count, record, hold = int(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
     with gpus_for_job(count, poll_s=0.05) as held:

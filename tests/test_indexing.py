@@ -10,11 +10,11 @@ import pytest
 from PIL import Image
 from workflow import default_config, snakemake, workflow_copy
 
-from docqa.document import Page
-from docqa.element import Element
-from docqa.indexing import build_indexes, evaluate_recall, load_indexed_pages
-from docqa.jsonl import write_jsonl
-from docqa.question import Question
+from docqa.core.document import Page
+from docqa.core.element import Element
+from docqa.core.jsonl import write_jsonl
+from docqa.core.question import Question
+from docqa.stages.index import build_indexes, evaluate_recall, load_indexed_pages
 
 DOCS = {
     "deck-a": ["Quarterly review agenda", "Revenue north 120 south 95", "Hiring engineering 42"],
@@ -124,13 +124,13 @@ def test_the_dag_builds_each_index_once_and_a_hybrid_after_what_it_fuses(tmp_pat
 @pytest.mark.slow
 def test_bm25_and_dense_recall_on_the_default_decks(tmp_path: Path) -> None:
     """The default synthslides (6 decks, seed 0), rendered and OCR'd as the pipeline does."""
-    from docqa.datasets import DATASETS, load_adapters
-    from docqa.ocr import ocr_dataset
-    from docqa.render import render_dataset
+    from docqa.datasets import DATASETS
+    from docqa.stages.ocr import ocr_dataset
+    from docqa.stages.render import render_dataset
 
     config = default_config()
     data, pages = tmp_path / "data", tmp_path / "pages"
-    load_adapters()
+    DATASETS.load_all()
     DATASETS.get("synthslides")(data, config["datasets"]["synthslides"]["options"])
     render_dataset(data / "documents.jsonl", pages, dpi=config["render"]["dpi"])
     elements = tmp_path / "ocr" / "elements.jsonl"

@@ -14,11 +14,11 @@ from pathlib import Path
 import matplotlib
 import pytest
 
-from docqa.document import Page
-from docqa.failures import read_failures
-from docqa.jsonl import read_jsonl, write_jsonl
-from docqa.ocr import MAX_LINE_GAP, TesseractWord, group_lines, load_page_texts, ocr_dataset
-from docqa.render import render_dataset
+from docqa.core.document import Page
+from docqa.core.failures import read_failures
+from docqa.core.jsonl import read_jsonl, write_jsonl
+from docqa.stages.ocr import MAX_LINE_GAP, TesseractWord, group_lines, load_page_texts, ocr_dataset
+from docqa.stages.render import render_dataset
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -168,7 +168,7 @@ def test_rerun_after_kill_resumes_without_duplicates(
 
     out = tmp_path / "elements.jsonl"
     partial = out.with_name(out.name + ".partial")
-    code = f"from docqa.ocr import ocr_dataset; ocr_dataset({str(pages)!r}, {str(out)!r}, 1)"
+    code = f"from docqa.stages.ocr import ocr_dataset; ocr_dataset({str(pages)!r}, {str(out)!r}, 1)"
     run = subprocess.Popen(
         [sys.executable, "-c", code],
         start_new_session=True,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from docqa.page_grid import grid_image, grid_images, grid_runs
+from docqa.imaging.page_grid import grid_image, grid_images, grid_runs
 
 COLOURS = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0), (0, 255, 255), (255, 0, 255)]
 

@@ -10,15 +10,15 @@ import pytest
 import torch
 
 from docqa import __version__
-from docqa.jsonl import write_jsonl
-from docqa.prediction import (
+from docqa.core.jsonl import write_jsonl
+from docqa.core.prediction import (
     join_run_varying,
     read_predictions_with_timings,
     read_timings,
     split_run_varying,
     write_predictions,
 )
-from docqa.provenance import (
+from docqa.runtime.provenance import (
     build_provenance,
     config_hash,
     merge_shard_provenance,

@@ -10,9 +10,9 @@ import matplotlib
 import pytest
 from PIL import Image
 
-from docqa.failures import read_failures
-from docqa.jsonl import read_jsonl
-from docqa.render import render_dataset
+from docqa.core.failures import read_failures
+from docqa.core.jsonl import read_jsonl
+from docqa.stages.render import render_dataset
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -5,9 +5,9 @@ from typing import Any
 import pytest
 from scripted_backend import ScriptedBackend
 
-from docqa.jsonl import write_jsonl
-from docqa.metrics import METRICS, load_metrics
-from docqa.scoring import score_run, write_scores
+from docqa.core.jsonl import write_jsonl
+from docqa.metrics import METRICS
+from docqa.stages.score import score_run, write_scores
 
 META = {"dataset": "tiny", "method": "vanilla", "model": "m"}
 
@@ -314,7 +314,7 @@ def test_aggregates_can_be_recomputed_from_the_score_file(
 ) -> None:
     """Tables are regenerated from the file: its rows give back its aggregates."""
     scores = json.loads(json.dumps(score_run(*run, metric, {}, META)))
-    load_metrics()
+    METRICS.load_all()
     again = METRICS.get(metric).aggregate(scores["per_question"], scores["options"])
     again.pop("breakdown", None)
     assert {k: round(100 * v, 2) if isinstance(v, float) else v for k, v in again.items()} == (

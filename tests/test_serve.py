@@ -29,9 +29,9 @@ from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry, write_page  # n
 
 from docqa.backends import create_backend  # noqa: E402
 from docqa.backends.base import Backend  # noqa: E402
-from docqa.backends.openai_http import HTTPSettings, OpenAICompatible  # noqa: E402
+from docqa.backends.openai import HTTPSettings, OpenAICompatible  # noqa: E402
+from docqa.backends.preparation import MODEL_CARD, prepare_model  # noqa: E402
 from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
-from docqa.models import MODEL_CARD, prepare_model  # noqa: E402
 from docqa.serving.health import start_server_process, stop_process  # noqa: E402
 from docqa.serving.server import ModelServer  # noqa: E402
 

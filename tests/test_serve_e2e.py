@@ -17,8 +17,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from test_serve import docqa_serve, get, tiny_embedded  # noqa: E402
 
-from docqa.models import prepare_model  # noqa: E402
-from docqa.runner import ModelSpec, run_inference  # noqa: E402
+from docqa.backends.preparation import prepare_model  # noqa: E402
+from docqa.stages.infer import ModelSpec, run_inference  # noqa: E402
 
 SLIDES = [
     ["Acme Corp", "Annual review 2021"],

@@ -19,9 +19,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from test_serve import free_port  # noqa: E402
 
-from docqa.backends.vllm_offline import VLLM_RELEASE  # noqa: E402
+from docqa.backends.preparation import prepare_model  # noqa: E402
+from docqa.backends.vllm import VLLM_RELEASE  # noqa: E402
 from docqa.cli import main  # noqa: E402
-from docqa.models import prepare_model  # noqa: E402
 from docqa.serving.health import start_server_process  # noqa: E402
 from docqa.serving.vllm_launcher import client_entry, vllm_command  # noqa: E402
 

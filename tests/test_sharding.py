@@ -1,5 +1,5 @@
-"""docqa.sharding: shards cover the questions once, in order; the merge reproduces the unsharded
-files byte for byte and refuses shards that do not add up; the DAG plans shard jobs.
+"""docqa.stages.shards: shards cover the questions once, in order; the merge reproduces the
+unsharded files byte for byte and refuses shards that do not add up; the DAG plans shard jobs.
 (The real sharded run against an unsharded one is in test_reproducible.py.)"""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from workflow import default_config, snakemake, workflow_copy
 
-from docqa.jsonl import write_jsonl
-from docqa.prediction import timings_path, write_predictions
-from docqa.sharding import Shard, merge_shards, shard_counts, sharded_runs_pattern
+from docqa.core.jsonl import write_jsonl
+from docqa.core.prediction import timings_path, write_predictions
+from docqa.stages.shards import Shard, merge_shards, shard_counts, sharded_runs_pattern
 
 
 def prediction_rows(count: int) -> list[dict]:

@@ -11,11 +11,11 @@ import pytest
 from PIL import Image
 
 from docqa.cli import main
-from docqa.document import Page
-from docqa.jsonl import write_jsonl
-from docqa.prediction import Prediction, Usage
-from docqa.question import Question
-from docqa.traces import render_trace_html, usage_line
+from docqa.core.document import Page
+from docqa.core.jsonl import write_jsonl
+from docqa.core.prediction import Prediction, Usage
+from docqa.core.question import Question
+from docqa.report.traces import render_trace_html, usage_line
 
 QUESTION = Question("q<1>", "deck", "What is <b>2020</b> revenue?", "42", "Int", [1])
 

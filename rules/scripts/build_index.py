@@ -1,8 +1,8 @@
 from pathlib import Path
 
-from docqa.gpu_lock import gpus_for_job
-from docqa.indexing import build_indexes, evaluate_recall, write_recall
-from docqa.logs import setup_job_logging
+from docqa.runtime.gpu_lock import gpus_for_job
+from docqa.runtime.logs import setup_job_logging
+from docqa.stages.index import build_indexes, evaluate_recall, write_recall
 
 setup_job_logging(snakemake.log[0])
 entry = dict(snakemake.params.retriever)
@@ -13,7 +13,7 @@ if fused:  # a hybrid: where the indexes it fuses are, and their config entries
         for (name, config), docs in zip(fused.items(), snakemake.input.fused)
     }
 docs = Path(snakemake.output.docs)
-# a page-image retriever's own GPU, taken before anything initialises CUDA (docqa.gpu_lock)
+# a page-image retriever's own GPU, taken before anything initialises CUDA (docqa.runtime.gpu_lock)
 with gpus_for_job(snakemake.resources.gpu):
     build_indexes(entry, Path(snakemake.input.pages), Path(snakemake.input.elements), docs)
     result = evaluate_recall(

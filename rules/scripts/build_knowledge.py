@@ -1,16 +1,16 @@
 import os
 from pathlib import Path
 
-from docqa.gpu_lock import gpus_for_job
-from docqa.knowledge import build_dataset_knowledge
-from docqa.logs import setup_job_logging
-from docqa.runner import ModelSpec
+from docqa.runtime.gpu_lock import gpus_for_job
+from docqa.runtime.logs import setup_job_logging
+from docqa.stages.infer import ModelSpec
+from docqa.stages.knowledge import build_dataset_knowledge
 
 setup_job_logging(snakemake.log[0])
 params = snakemake.params
 # --cores may exceed the machine's cores; torch threads beyond them only contend
 threads = {"threads": min(snakemake.threads, os.cpu_count() or 1)}
-# the job's own GPUs, taken before anything initialises CUDA (docqa.gpu_lock)
+# the job's own GPUs, taken before anything initialises CUDA (docqa.runtime.gpu_lock)
 with gpus_for_job(snakemake.resources.gpu):
     build_dataset_knowledge(
         documents=Path(snakemake.input.documents),

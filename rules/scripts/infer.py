@@ -1,11 +1,11 @@
 import os
 from pathlib import Path
 
-from docqa.gpu_lock import gpus_for_job
-from docqa.logs import setup_job_logging
-from docqa.provenance import build_provenance, write_provenance
-from docqa.runner import ModelSpec, run_inference
-from docqa.sharding import Shard
+from docqa.runtime.gpu_lock import gpus_for_job
+from docqa.runtime.logs import setup_job_logging
+from docqa.runtime.provenance import build_provenance, write_provenance
+from docqa.stages.infer import ModelSpec, run_inference
+from docqa.stages.shards import Shard
 
 setup_job_logging(snakemake.log[0])
 params = snakemake.params
@@ -17,7 +17,7 @@ shard = (
 # --cores may exceed the machine's cores; torch threads beyond them only contend
 threads = {"threads": min(snakemake.threads, os.cpu_count() or 1)}
 predictions = Path(snakemake.output.predictions)
-# the job's own GPUs, taken before anything initialises CUDA (docqa.gpu_lock)
+# the job's own GPUs, taken before anything initialises CUDA (docqa.runtime.gpu_lock)
 with gpus_for_job(snakemake.resources.gpu):
     run_inference(
         questions=Path(snakemake.input.questions),

@@ -1,7 +1,7 @@
 from pathlib import Path
 
-from docqa.logs import setup_job_logging
-from docqa.ocr import ocr_dataset
+from docqa.runtime.logs import setup_job_logging
+from docqa.stages.ocr import ocr_dataset
 
 setup_job_logging(snakemake.log[0])
 settings = snakemake.params.ocr

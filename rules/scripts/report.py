@@ -1,7 +1,7 @@
 from pathlib import Path
 
-from docqa.logs import setup_job_logging
-from docqa.report.build import build_report
+from docqa.runtime.logs import setup_job_logging
+from docqa.stages.report import build_report
 
 setup_job_logging(snakemake.log[0])
 build_report(

@@ -1,7 +1,7 @@
 from pathlib import Path
 
-from docqa.logs import setup_job_logging
-from docqa.traces_cli import render_traces
+from docqa.report.traces_cli import render_traces
+from docqa.runtime.logs import setup_job_logging
 
 setup_job_logging(snakemake.log[0])
 # a run without predictions still gets its (empty) index

@@ -1,8 +1,8 @@
 from pathlib import Path
 
 from docqa.backends import create_backend
-from docqa.logs import setup_job_logging
-from docqa.scoring import score_run, write_scores
+from docqa.runtime.logs import setup_job_logging
+from docqa.stages.score import score_run, write_scores
 
 setup_job_logging(snakemake.log[0])
 wildcards = snakemake.wildcards

@@ -13,7 +13,12 @@ import logging
 import sys
 
 #: modules that register a ``docqa`` subcommand; add yours here
-COMMAND_MODULES = ("docqa.datasets.cli", "docqa.traces_cli", "docqa.serving.cli", "docqa.doctor")
+COMMAND_MODULES = (
+    "docqa.datasets.cli",
+    "docqa.report.traces_cli",
+    "docqa.serving.cli",
+    "docqa.runtime.doctor",
+)
 
 
 def main(argv: list[str] | None = None) -> int:

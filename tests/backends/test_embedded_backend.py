@@ -12,9 +12,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from test_transformers_lm import build_tiny_lm  # noqa: E402
 
-from docqa.backends import BACKENDS, create_backend, load_backends  # noqa: E402
+from docqa.backends import BACKENDS, create_backend  # noqa: E402
+from docqa.backends.preparation import MODEL_CARD, prepare_model  # noqa: E402
 from docqa.backends.request import ChatRequest, Generation  # noqa: E402
-from docqa.models import MODEL_CARD, prepare_model  # noqa: E402
 
 CARD = {
     "id": "tiny-gemma",
@@ -27,7 +27,7 @@ CARD = {
 
 
 def test_embedded_is_registered() -> None:
-    load_backends()
+    BACKENDS.load_all()
     assert "embedded" in BACKENDS.names()
     with pytest.raises(KeyError, match="unknown backend 'nope'; known: .*embedded"):
         create_backend({"backend": "nope"}, Path("."))

@@ -13,7 +13,7 @@ import yaml
 from snakemake.utils import validate
 from workflow import default_config, snakemake, workflow_copy
 
-from docqa.config_check import check_references
+from docqa.runtime.config_check import check_references
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = str(ROOT / "config" / "config.schema.yaml")

@@ -17,9 +17,9 @@ from docqa.backends import create_backend  # noqa: E402
 from docqa.backends.base import Backend, Completion  # noqa: E402
 from docqa.backends.cache import ResponseCache, cache_key  # noqa: E402
 from docqa.backends.client import ModelClient  # noqa: E402
+from docqa.backends.preparation import prepare_model, read_model_card  # noqa: E402
 from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
-from docqa.backends.vllm_offline import VLLMSettings, vllm_identity  # noqa: E402
-from docqa.models import prepare_model, read_model_card  # noqa: E402
+from docqa.backends.vllm import VLLMSettings, vllm_identity  # noqa: E402
 
 
 @pytest.fixture(scope="module")

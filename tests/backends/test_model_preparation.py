@@ -18,7 +18,7 @@ import torch  # noqa: E402
 from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry  # noqa: E402
 
 from docqa.backends import create_backend  # noqa: E402
-from docqa.models import prepare_model, read_model_card  # noqa: E402
+from docqa.backends.preparation import prepare_model, read_model_card  # noqa: E402
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 

@@ -25,9 +25,9 @@ from docqa.backends import create_backend
 from docqa.backends.base import Completion
 from docqa.backends.cache import ResponseCache
 from docqa.backends.client import ModelClient
-from docqa.backends.openai_http import HTTPSettings, OpenAICompatible
+from docqa.backends.openai import HTTPSettings, OpenAICompatible
+from docqa.backends.preparation import prepare_model
 from docqa.backends.request import ChatRequest, Generation, Message, Part
-from docqa.models import prepare_model
 
 SECRET = "sk-test-4f1c9e0b7a2d4c6e8f00docqa"
 

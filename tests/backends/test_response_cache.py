@@ -9,7 +9,7 @@ from pathlib import Path
 from docqa.backends.base import Completion
 from docqa.backends.cache import ResponseCache, cache_key
 from docqa.backends.request import ChatRequest, Generation, Message, Part
-from docqa.prediction import Usage
+from docqa.core.prediction import Usage
 
 IDENTITY = {"id": "tiny", "dtype": "float32", "prompt_format": "raw"}
 

@@ -14,10 +14,10 @@ from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry, write_page  # n
 
 from docqa.backends import create_backend  # noqa: E402
 from docqa.backends.base import Backend  # noqa: E402
+from docqa.backends.preparation import prepare_model  # noqa: E402
 from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
 from docqa.backends.transformers_lm import TransformersLM  # noqa: E402
 from docqa.backends.vlm import TransformersVLM  # noqa: E402
-from docqa.models import prepare_model  # noqa: E402
 
 VLM_FAMILIES = ["qwen2_vl", "qwen2_5_vl", "llava", "llava_next", "llava_onevision", "idefics3"]
 

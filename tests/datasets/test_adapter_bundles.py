@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from benchmark_files import MADQA_SCHEMA, image, parquet, pdf
 
-from docqa.datasets import DATASETS, load_adapters
+from docqa.core.failures import read_failures
+from docqa.core.jsonl import read_jsonl
+from docqa.datasets import DATASETS
 from docqa.datasets.docbench import load_questions as docbench_questions
 from docqa.datasets.finragbench_v import read as finragbench_read
 from docqa.datasets.madqa import read as madqa_read
 from docqa.datasets.mdocagent import read as mdocagent_read
-from docqa.failures import read_failures
-from docqa.jsonl import read_jsonl
 
 # Rows as in the bundle's samples.json files (PaperTab/PaperText: answer_2, answer_3).
 PAPERTAB = [
@@ -84,7 +84,7 @@ def test_papertab_and_fetatab(tmp_path: Path) -> None:
     assert second.evidence_pages == []  # UDA gives no evidence pages
     assert [f.error for f in loaded.skipped] == ["field 'answer' is empty"]
 
-    load_adapters()
+    DATASETS.load_all()
     out = tmp_path / "fetatab"
     DATASETS.get("mdocagent")(out, {"root": str(root), "subdir": "FetaTab"})
     [question] = read_jsonl(out / "questions.jsonl")
@@ -95,7 +95,7 @@ def test_papertab_and_fetatab(tmp_path: Path) -> None:
 
 def test_papertext_broken_documents_link_and_the_fix(tmp_path: Path) -> None:
     root = bundle(tmp_path / "bundle")
-    load_adapters()
+    DATASETS.load_all()
     prepare = DATASETS.get("mdocagent")
     with pytest.raises(ValueError, match="no question"):
         prepare(tmp_path / "broken", {"root": str(root), "subdir": "PaperText"})
@@ -138,7 +138,7 @@ def test_docbench_folders(tmp_path: Path) -> None:
     assert questions[0].tags == {"type": "text-only", "evidence": "Revenue was 12 million."}
     assert [q.answer_format for q in questions[:2]] == ["Str", "None"]
 
-    load_adapters()
+    DATASETS.load_all()
     out = tmp_path / "data"
     DATASETS.get("docbench")(out, {"root": str(tmp_path)})
     assert [d["doc_id"] for d in read_jsonl(out / "documents.jsonl")] == ["0", "10"]
@@ -200,7 +200,7 @@ def test_finragbench_v_queries_qrels_and_page_images(tmp_path: Path) -> None:
     assert first.tags == {"category": "Table-Compare and Sort", "answer_type": "short"}
     assert "no evidence page" in loaded.skipped[0].error
 
-    load_adapters()
+    DATASETS.load_all()
     out = tmp_path / "out"
     DATASETS.get("finragbench_v")(out, {"root": str(tmp_path)})
     documents = {d["doc_id"]: d for d in read_jsonl(out / "documents.jsonl")}

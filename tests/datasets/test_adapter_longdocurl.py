@@ -9,10 +9,10 @@ from pathlib import Path
 
 from benchmark_files import LONGDOCURL_SAMPLE, pdf
 
-from docqa.datasets import DATASETS, load_adapters
+from docqa.core.failures import read_failures
+from docqa.core.jsonl import read_jsonl
+from docqa.datasets import DATASETS
 from docqa.datasets.longdocurl import load_questions, read
-from docqa.failures import read_failures
-from docqa.jsonl import read_jsonl
 
 ROWS = [json.loads(line) for line in LONGDOCURL_SAMPLE.read_text().splitlines()]
 
@@ -66,7 +66,7 @@ def test_hub_layout_unpacks_the_pdf_archive_once(tmp_path: Path) -> None:
     with tarfile.open(root / "pdf_files.tar.gz", "w:gz") as tar:
         tar.add(staging / "pdf_files", arcname="pdf_files")
 
-    load_adapters()
+    DATASETS.load_all()
     out = tmp_path / "data"
     DATASETS.get("longdocurl")(out, {"root": str(root)})
     assert [d["doc_id"] for d in read_jsonl(out / "documents.jsonl")] == ["4055915", "4127644"]

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from benchmark_files import MMLONGBENCH_SAMPLES, MMLONGBENCH_SCHEMA, broken_pdf, parquet, pdf
 
-from docqa.datasets import DATASETS, load_adapters
+from docqa.core.document import Document
+from docqa.core.failures import read_failures
+from docqa.core.jsonl import read_jsonl
+from docqa.core.question import Question
+from docqa.datasets import DATASETS
 from docqa.datasets.mmlongbench_doc import load_questions, read
-from docqa.document import Document
-from docqa.failures import read_failures
-from docqa.jsonl import read_jsonl
-from docqa.question import Question
-from docqa.render import render_dataset
+from docqa.stages.render import render_dataset
 
 ROWS = json.loads(MMLONGBENCH_SAMPLES.read_text())
 
@@ -98,7 +98,7 @@ def test_prepare_then_render_records_unreadable_and_missing_pdfs(tmp_path: Path)
     parquet(root / "data" / "train-00000-of-00001.parquet", rows, MMLONGBENCH_SCHEMA)
     pdf(root / "documents" / "good.pdf", pages=4)
     broken_pdf(root / "documents" / "broken.pdf")
-    load_adapters()
+    DATASETS.load_all()
     out = tmp_path / "data"
     DATASETS.get("mmlongbench_doc")(out, {"root": str(root), "max_pages": 2})
 
@@ -122,7 +122,7 @@ def test_prepare_then_render_records_unreadable_and_missing_pdfs(tmp_path: Path)
 
 
 def test_max_questions_and_unknown_options(github: Path, tmp_path: Path) -> None:
-    load_adapters()
+    DATASETS.load_all()
     prepare = DATASETS.get("mmlongbench_doc")
     with pytest.raises(ValueError, match=r"unknown dataset option\(s\) \['split'\]"):
         prepare(tmp_path / "x", {"root": str(github), "split": "test"})

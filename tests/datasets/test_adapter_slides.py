@@ -15,14 +15,14 @@ from benchmark_files import (
     slidevqa_row,
 )
 
-from docqa.datasets import DATASETS, load_adapters
+from docqa.core.failures import read_failures
+from docqa.core.jsonl import read_jsonl
+from docqa.datasets import DATASETS
 from docqa.datasets.realmmrag import deck_pages, split_page_name
 from docqa.datasets.realmmrag import load_questions as realmmrag_questions
 from docqa.datasets.slidevqa import load_questions as slidevqa_questions
 from docqa.datasets.slidevqa import read as slidevqa_read
-from docqa.failures import read_failures
-from docqa.jsonl import read_jsonl
-from docqa.render import render_dataset
+from docqa.stages.render import render_dataset
 
 
 @pytest.fixture
@@ -81,7 +81,7 @@ def test_slidevqa_questions_pages_and_tags(slidevqa: Path) -> None:
 
 
 def test_slidevqa_decks_render_as_page_images(slidevqa: Path, tmp_path: Path) -> None:
-    load_adapters()
+    DATASETS.load_all()
     out = tmp_path / "data"
     DATASETS.get("slidevqa")(out, {"root": str(slidevqa), "split": "test"})
     documents = {d["doc_id"]: d for d in read_jsonl(out / "documents.jsonl")}
@@ -148,7 +148,7 @@ def test_realmmrag_groups_pages_into_decks_and_skips_distractors(tmp_path: Path)
     reworded = realmmrag_questions(root, query="rephrase_level_1")
     assert reworded[0].question == "What does the tiering do? (reworded)"
 
-    load_adapters()
+    DATASETS.load_all()
     out = tmp_path / "data"
     DATASETS.get("realmmrag")(out, {"root": str(root), "max_pages": 2})
     documents = {d["doc_id"]: d for d in read_jsonl(out / "documents.jsonl")}

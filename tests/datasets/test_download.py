@@ -11,7 +11,7 @@ import pytest
 from benchmark_files import MADQA_URLS_SCHEMA, parquet
 from fake_hub import FakeHub
 
-from docqa.download import (
+from docqa.datasets.download import (
     DownloadError,
     fetch,
     read_manifest,

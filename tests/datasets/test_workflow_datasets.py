@@ -16,10 +16,10 @@ from fake_hub import FakeHub
 from workflow import ROOT, workflow_copy
 
 from docqa.cli import main
-from docqa.config_check import check_references
-from docqa.datasets import DATASETS, load_adapters
+from docqa.datasets import DATASETS
 from docqa.datasets.catalogue import download_keys, download_spec, load_config
-from docqa.metrics import METRICS, load_metrics
+from docqa.metrics import METRICS
+from docqa.runtime.config_check import check_references
 
 CONFIGS = [ROOT / "config" / "config.yaml", ROOT / "config" / "datasets.yaml"]
 
@@ -30,8 +30,8 @@ def test_catalogue_is_valid_and_names_registered_adapters_and_metrics() -> None:
         config, yaml.safe_load((ROOT / "config" / "config.schema.yaml").read_text())
     )
     check_references(config)
-    load_adapters()
-    load_metrics()
+    DATASETS.load_all()
+    METRICS.load_all()
     datasets = config["datasets"]
     for name, entry in datasets.items():
         assert entry["adapter"] in DATASETS.names(), name

@@ -24,11 +24,11 @@ from test_docpilot_support import (  # noqa: F401 - acme_document is the acme fi
     summary_of,
 )
 
+from docqa.core.prediction import Prediction
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv
 from docqa.methods.docpilot import DocPilot
-from docqa.prediction import Prediction
-from docqa.traces import render_trace_html
+from docqa.report.traces import render_trace_html
 
 SOLVER_CODE = (
     "import re\n"

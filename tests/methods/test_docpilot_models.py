@@ -23,13 +23,13 @@ from test_docpilot_support import (  # noqa: F401 - acme_document is the acme fi
 
 from docqa.backends import create_backend
 from docqa.backends.base import Backend, Completion
+from docqa.backends.preparation import prepare_model
 from docqa.backends.request import ChatRequest
-from docqa.jsonl import write_jsonl
+from docqa.core.jsonl import write_jsonl
+from docqa.core.prediction import Prediction
 from docqa.methods.base import DocumentEnv
 from docqa.methods.docpilot import DocPilot, prompts
-from docqa.models import prepare_model
-from docqa.prediction import Prediction
-from docqa.runner import DocumentStore
+from docqa.stages.infer import DocumentStore
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from docqa.document import Page
+from docqa.core.document import Page
 from docqa.methods.docpilot.actions import ActionError, check_call
 from docqa.methods.docpilot.crops import MAX_DPI, Region, plan_regions, render_region
 from docqa.methods.docpilot.parsing import (

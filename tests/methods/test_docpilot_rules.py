@@ -15,10 +15,10 @@ from test_docpilot_support import (  # noqa: F401 - acme_document is the acme fi
     summary_of,
 )
 
+from docqa.core.question import Question
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv
 from docqa.methods.docpilot import DocPilot
-from docqa.question import Question
 
 STAFF = Question(
     "q-staff", "acme", "How many more staff has Engineering than Design?", "33", "Int", [2]

@@ -20,12 +20,12 @@ from scripted_backend import text_of
 from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest
-from docqa.document import Document, Page
+from docqa.core.document import Document, Page
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
 from docqa.methods.base import DocumentEnv, Method, Models
-from docqa.ocr import ocr_page
-from docqa.prediction import Prediction
-from docqa.question import Question
-from docqa.render import render_document
+from docqa.stages.ocr import ocr_page
+from docqa.stages.render import render_document
 
 RENDER_DPI = 60
 DRAW_DPI = 200  # the PDF's pages are 8 x 4.5 inches drawn at this resolution

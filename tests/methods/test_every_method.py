@@ -1,5 +1,5 @@
 """Every registered method runs end to end through the infer stage's entry
-(:func:`docqa.runner.run_inference`) on a tiny on-disk dataset: once on a tiny random VLM and
+(:func:`docqa.stages.infer.run_inference`) on a tiny on-disk dataset: once on a tiny random VLM and
 once (slow) on the embedded default, Gemma 3 270M. Every question must get a prediction without
 an error.
 
@@ -19,13 +19,14 @@ from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry
 from retrievers.tiny_encoders import tiny_colpali
 from test_indexing import QUESTIONS, write_stage_files
 
-from docqa.document import Document
-from docqa.indexing import build_indexes
-from docqa.jsonl import read_jsonl, write_jsonl
-from docqa.methods import METHODS, load_methods, retriever_names
-from docqa.models import prepare_model
-from docqa.prediction import Prediction
-from docqa.runner import ModelSpec, run_inference
+from docqa.backends.preparation import prepare_model
+from docqa.core.document import Document
+from docqa.core.jsonl import read_jsonl, write_jsonl
+from docqa.core.prediction import Prediction
+from docqa.methods import METHODS
+from docqa.runtime.workflow import retriever_names
+from docqa.stages.index import build_indexes
+from docqa.stages.infer import ModelSpec, run_inference
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -57,7 +58,7 @@ CONFIGS: dict[str, list[dict[str, Any]]] = {
 #: without OCR text (its evidence)
 ASKED = [q for q in QUESTIONS if q.question_id in ("q1", "q3")]
 
-load_methods()
+METHODS.load_all()
 METHOD_TYPES = sorted(METHODS.names())
 
 

@@ -13,14 +13,14 @@ from scripted_backend import text_of
 from test_docpilot_support import ScriptedBackend, run
 from test_indexing import write_stage_files
 
-from docqa.document import Document, Page
-from docqa.indexing import build_indexes, load_indexed_pages
+from docqa.core.document import Document, Page
+from docqa.core.question import Question
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv
-from docqa.methods.mdocagent_requests import NO_OCR_TEXT
-from docqa.ocr import load_page_texts
-from docqa.question import Question
+from docqa.methods.mdocagent.requests import NO_OCR_TEXT
 from docqa.retrievers import create_retriever
+from docqa.stages.index import build_indexes, load_indexed_pages
+from docqa.stages.ocr import load_page_texts
 
 BUILDERS = {"colpali": tiny_colpali, "colqwen2": tiny_colqwen2}
 QUESTION = Question("q1", "doc", "Revenue by region in 2023?", "120", "Int", [1])

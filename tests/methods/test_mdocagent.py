@@ -18,15 +18,15 @@ from PIL import Image
 from docqa.backends.base import Backend, Completion
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Part
-from docqa.document import Document, Page
+from docqa.core.document import Document, Page
+from docqa.core.prediction import Prediction, Usage
+from docqa.core.question import Question
 from docqa.methods import create_method
-from docqa.methods import mdocagent_prompts as prompts
 from docqa.methods.base import DocumentEnv, Models
-from docqa.methods.mdocagent import MDocAgent
-from docqa.methods.mdocagent_requests import NO_OCR_TEXT
-from docqa.prediction import Prediction, Usage
-from docqa.question import Question
-from docqa.traces import render_trace_html
+from docqa.methods.mdocagent import prompts
+from docqa.methods.mdocagent.method import MDocAgent
+from docqa.methods.mdocagent.requests import NO_OCR_TEXT
+from docqa.report.traces import render_trace_html
 
 PAGE_TEXTS = [
     "Acme Corp\nAnnual review",

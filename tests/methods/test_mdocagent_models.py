@@ -16,16 +16,16 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from backends.test_transformers_lm import build_tiny_lm  # noqa: E402
 
-from docqa.backends import BACKENDS, create_backend, load_backends  # noqa: E402
+from docqa.backends import BACKENDS, create_backend  # noqa: E402
 from docqa.backends.base import Backend  # noqa: E402
 from docqa.backends.client import ModelClient  # noqa: E402
+from docqa.backends.preparation import prepare_model  # noqa: E402
 from docqa.backends.transformers_lm import LMSettings, TransformersLM  # noqa: E402
-from docqa.document import Document, Page  # noqa: E402
+from docqa.core.document import Document, Page  # noqa: E402
+from docqa.core.prediction import Prediction  # noqa: E402
+from docqa.core.question import Question  # noqa: E402
 from docqa.methods import create_method  # noqa: E402
 from docqa.methods.base import DocumentEnv, Models  # noqa: E402
-from docqa.models import prepare_model  # noqa: E402
-from docqa.prediction import Prediction  # noqa: E402
-from docqa.question import Question  # noqa: E402
 from docqa.retrievers import IndexedPage  # noqa: E402
 from docqa.retrievers.bm25 import BM25Retriever  # noqa: E402
 
@@ -117,7 +117,7 @@ def test_mdocagent_runs_on_the_embedded_default(env: DocumentEnv, gemma: Path) -
 
 
 def test_mdocagent_runs_on_a_tiny_random_vlm(env: DocumentEnv, tmp_path: Path) -> None:
-    load_backends()
+    BACKENDS.load_all()
     if "transformers" not in BACKENDS.names():
         pytest.skip("the transformers VLM backend is not registered yet")
     from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docqa.methods.mdocagent_parsing import Clues, FinalAnswer, parse_answer, parse_clues
+from docqa.methods.mdocagent.parsing import Clues, FinalAnswer, parse_answer, parse_clues
 
 CLUE_CASES = [
     # reply, original, lenient

@@ -1,4 +1,5 @@
-"""The knowledge stage (docqa.knowledge, rule build_knowledge): one knowledge file per document,
+"""The knowledge stage (docqa.stages.knowledge, rule build_knowledge):
+one knowledge file per document,
 failures recorded and skipped, a killed build resumed without redoing finished documents, other
 settings starting again, one build per (dataset, model) in the DAG, and the infer stage handing
 the folder to slideagent."""
@@ -21,10 +22,10 @@ from test_slideagent_support import (  # noqa: F401 - acme_document is the acme 
 )
 
 from docqa.backends.client import ModelClient
-from docqa.jsonl import write_jsonl
-from docqa.knowledge import build_knowledge_folder
+from docqa.core.jsonl import write_jsonl
 from docqa.methods.base import DocumentEnv
 from docqa.methods.slideagent.knowledge import read_knowledge
+from docqa.stages.knowledge import build_knowledge_folder
 
 DOCS = ("acme", "acme-copy")
 
@@ -198,11 +199,11 @@ def test_the_infer_stage_hands_the_knowledge_folder_to_slideagent(
     on the run's model (a tiny random VLM)."""
     from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry
 
-    from docqa.jsonl import read_jsonl
-    from docqa.models import prepare_model
-    from docqa.prediction import Prediction
+    from docqa.backends.preparation import prepare_model
+    from docqa.core.jsonl import read_jsonl
+    from docqa.core.prediction import Prediction
     from docqa.retrievers import IndexedPage, create_retriever
-    from docqa.runner import ModelSpec, run_inference
+    from docqa.stages.infer import ModelSpec, run_inference
 
     files = write_stage_inputs(acme, tmp_path / "inputs")
     knowledge = tmp_path / "knowledge"

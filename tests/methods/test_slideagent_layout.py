@@ -8,7 +8,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 from test_slideagent_support import acme_document  # noqa: F401 - the acme fixture
 
-from docqa.element import Element
+from docqa.core.element import Element
 from docqa.methods.base import DocumentEnv
 from docqa.methods.slideagent.layout import LAYOUT_KINDS, layout_elements
 from docqa.methods.slideagent.parsing import (

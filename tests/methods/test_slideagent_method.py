@@ -18,12 +18,12 @@ from test_slideagent_support import (  # noqa: F401 - fixtures
     step,
 )
 
-from docqa.document import Page
+from docqa.core.document import Page
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv
 from docqa.methods.slideagent import SlideAgent, prompts
 from docqa.methods.slideagent.knowledge import write_knowledge
-from docqa.traces import render_trace_html
+from docqa.report.traces import render_trace_html
 
 QUESTION_AGENTS = ("classifier", "subqueries", "read_global", "read_page", "read_element")
 

@@ -26,11 +26,11 @@ from test_slideagent_support import (  # noqa: F401 - acme_document is the acme 
 from docqa.backends import create_backend
 from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
+from docqa.backends.preparation import prepare_model
 from docqa.methods.base import DocumentEnv
 from docqa.methods.slideagent import SlideAgent
 from docqa.methods.slideagent.build import KnowledgeSettings, build_knowledge
 from docqa.methods.slideagent.knowledge import read_knowledge, write_knowledge
-from docqa.models import prepare_model
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

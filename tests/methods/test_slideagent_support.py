@@ -17,10 +17,10 @@ from test_docpilot_support import acme_document  # noqa: F401 - the acme fixture
 from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.slideagent import prompts
-from docqa.prediction import Prediction
-from docqa.question import Question
 from docqa.retrievers import IndexedPage, create_retriever
 
 #: agent → the prompt its request starts with

@@ -11,12 +11,12 @@ from PIL import Image, ImageDraw
 from scripted_backend import text_of
 from test_docpilot_support import ScriptedBackend, run
 
-from docqa.document import Document, Page
+from docqa.core.document import Document, Page
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv
-from docqa.methods.mdocagent_requests import NO_OCR_TEXT
-from docqa.prediction import Prediction
-from docqa.question import Question
+from docqa.methods.mdocagent.requests import NO_OCR_TEXT
 
 TEXTS = [
     "Acme Corp annual review",

@@ -1,6 +1,6 @@
 import pytest
 
-from docqa.metrics import METRICS, load_metrics
+from docqa.metrics import METRICS
 from docqa.metrics.slideagent import aggregate, score
 
 
@@ -84,7 +84,7 @@ def test_aggregate_by_hand() -> None:
 
 
 def test_registered_with_checked_options() -> None:
-    load_metrics()
+    METRICS.load_all()
     metric = METRICS.get("slideagent")
     assert metric.resolve_options({}, "slideagent") == {"overall": "per_question", "rel_tol": 0.0}
     with pytest.raises(ValueError, match="composite"):

@@ -1,8 +1,8 @@
-"""docqa.statistics: bootstrap intervals and the paired bootstrap test."""
+"""docqa.metrics.bootstrap: bootstrap intervals and the paired bootstrap test."""
 
 import pytest
 
-from docqa.statistics import (
+from docqa.metrics.bootstrap import (
     bootstrap_ci,
     bootstrap_statistics,
     float_leaves,

@@ -1,4 +1,4 @@
-"""Score files made by the score stage itself (docqa.scoring) from a few hand-written questions
+"""Score files made by the score stage itself (docqa.stages.score) from a few hand-written questions
 and answers, for the report tests."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from docqa.jsonl import write_jsonl
-from docqa.scoring import score_run, write_scores
+from docqa.core.jsonl import write_jsonl
+from docqa.stages.score import score_run, write_scores
 
 QUESTIONS = [
     {

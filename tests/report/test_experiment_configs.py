@@ -12,8 +12,8 @@ import yaml
 from snakemake.utils import update_config, validate
 from workflow import ROOT, snakemake, workflow_copy
 
-from docqa.config_check import check_references, experiment_grid
-from docqa.methods import METHODS, create_method, load_methods
+from docqa.methods import METHODS, create_method
+from docqa.runtime.config_check import check_references, experiment_grid
 
 EXPERIMENTS = ROOT / "config" / "experiments"
 # Method types other helpers are registering now; until then their entries are checked by the
@@ -75,7 +75,7 @@ def test_experiment_config_is_valid(name: str) -> None:
     config = _merged(name)
     validate(config, str(ROOT / "config" / "config.schema.yaml"))
     check_references(config)
-    load_methods()
+    METHODS.load_all()
     used = {method for _, method, _ in experiment_grid(config)}
     for method in sorted(used):
         entry = config["methods"][method]

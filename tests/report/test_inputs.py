@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from docqa.jsonl import write_jsonl
+from docqa.core.jsonl import write_jsonl
 from docqa.report.inputs import load_failed_documents, load_recall, load_scores
 
 

@@ -4,8 +4,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from docqa.metrics.bootstrap import bootstrap_ci
 from docqa.report.tables import CI_COLUMN, P_COLUMN, results_table, to_markdown, write_tables
-from docqa.statistics import bootstrap_ci
 
 
 def write_score(

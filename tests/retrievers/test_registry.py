@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from docqa.retrievers import RETRIEVERS, create_retriever, load_retrievers
+from docqa.retrievers import RETRIEVERS, create_retriever
 from docqa.retrievers.model_files import check_device
 
 
 def test_every_retriever_of_the_issue_is_registered() -> None:
-    load_retrievers()
+    RETRIEVERS.load_all()
     assert RETRIEVERS.names() == ["bm25", "colbert", "colpali", "colqwen2", "dense_text", "hybrid"]
 
 
@@ -18,7 +18,7 @@ def test_registering_loads_no_model_library() -> None:
     import sys
 
     code = (
-        "import sys; from docqa.retrievers import load_retrievers; load_retrievers(); "
+        "import sys; from docqa.retrievers import RETRIEVERS; RETRIEVERS.load_all(); "
         "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') "
         "if m in sys.modules))"
     )

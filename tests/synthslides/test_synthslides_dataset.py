@@ -7,18 +7,18 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 
-from docqa.datasets import DATASETS, load_adapters
-from docqa.document import Document
-from docqa.jsonl import read_jsonl
-from docqa.question import ANSWER_FORMATS, UNANSWERABLE, Question
-from docqa.synthslides.questions import KINDS
+from docqa.core.document import Document
+from docqa.core.jsonl import read_jsonl
+from docqa.core.question import ANSWER_FORMATS, UNANSWERABLE, Question
+from docqa.datasets import DATASETS
+from docqa.datasets.synthslides.questions import KINDS
 
 SOURCES = {"Text", "Chart", "Table", "Layout", "Figure"}
 
 
 @pytest.fixture(scope="module")
 def default_set(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Document], list[Question]]:
-    load_adapters()
+    DATASETS.load_all()
     out = tmp_path_factory.mktemp("synthslides")
     DATASETS.get("synthslides")(out, {})
     documents = [Document.from_dict(row) for row in read_jsonl(out / "documents.jsonl")]

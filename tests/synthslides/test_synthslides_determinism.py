@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docqa.synthslides.dataset import build_dataset
-from docqa.synthslides.options import parse_options
+from docqa.datasets.synthslides.dataset import build_dataset
+from docqa.datasets.synthslides.options import parse_options
 
 SMALL = {"decks": 2, "slides_per_deck": [6, 8], "questions_per_deck": 4}
 

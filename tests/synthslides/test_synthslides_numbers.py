@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from docqa.synthslides.ask_counting import round_threshold
-from docqa.synthslides.numbers import Metric, percentage_change, ratio
+from docqa.datasets.synthslides.ask_counting import round_threshold
+from docqa.datasets.synthslides.numbers import Metric, percentage_change, ratio
 
 
 @pytest.mark.parametrize(

@@ -7,11 +7,11 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 
-from docqa.datasets.synthslides import prepare
-from docqa.document import Document
-from docqa.jsonl import read_jsonl
-from docqa.question import Question
-from docqa.synthslides.options import SynthOptions, parse_options
+from docqa.core.document import Document
+from docqa.core.jsonl import read_jsonl
+from docqa.core.question import Question
+from docqa.datasets.synthslides.adapter import prepare
+from docqa.datasets.synthslides.options import SynthOptions, parse_options
 
 
 def test_defaults():

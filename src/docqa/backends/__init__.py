@@ -8,33 +8,26 @@ package (the cache and the client stay light).
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any, Callable
 
 from docqa.backends.base import Backend
-from docqa.registry import Registry
+from docqa.runtime.registry import Registry
 
 BackendFactory = Callable[[dict[str, Any], Path], Backend]
 
-BACKENDS: Registry[BackendFactory] = Registry("backend")
-
-#: modules that register a backend; add yours here
-BACKEND_MODULES = (
-    "docqa.backends.embedded",
-    "docqa.backends.transformers_backend",
-    "docqa.backends.openai_http",
-    "docqa.backends.vllm_offline",
+#: registered name → the module that registers it; add yours here
+BACKENDS: Registry[BackendFactory] = Registry(
+    "backend",
+    {
+        "embedded": "docqa.backends.embedded",
+        "transformers": "docqa.backends.transformers",
+        "openai": "docqa.backends.openai",
+        "vllm": "docqa.backends.vllm",
+    },
 )
-
-
-def load_backends() -> None:
-    """Import every backend module so that it registers itself."""
-    for module in BACKEND_MODULES:
-        importlib.import_module(module)
 
 
 def create_backend(model_cfg: dict[str, Any], model_dir: Path) -> Backend:
     """The backend that ``model_cfg["backend"]`` names, on the prepared model in ``model_dir``."""
-    load_backends()
     return BACKENDS.get(model_cfg["backend"])(model_cfg, Path(model_dir))

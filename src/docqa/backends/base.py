@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docqa.backends.request import ChatRequest
-from docqa.prediction import Usage
+from docqa.core.prediction import Usage
 
 
 @dataclass

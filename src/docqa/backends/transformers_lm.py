@@ -26,7 +26,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, StoppingCriteria, 
 
 from docqa.backends.base import Backend, Completion
 from docqa.backends.request import ChatRequest
-from docqa.prediction import Usage
+from docqa.core.prediction import Usage
 
 PROMPT_FORMATS = ("raw", "chat")
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}

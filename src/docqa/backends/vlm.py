@@ -42,7 +42,7 @@ from docqa.backends.pixels import DEFAULT_MAX_PIXELS, check_pages, open_page
 from docqa.backends.quantization import check_precision
 from docqa.backends.request import ChatRequest
 from docqa.backends.transformers_lm import StopCriteria, cut_at_stop, generated_count
-from docqa.prediction import Usage
+from docqa.core.prediction import Usage
 
 log = logging.getLogger(__name__)
 

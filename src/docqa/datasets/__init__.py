@@ -9,31 +9,25 @@ downloaded benchmarks share :mod:`docqa.datasets.convert`; each also offers
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any, Callable
 
-from docqa.registry import Registry
+from docqa.runtime.registry import Registry
 
 PrepareDataset = Callable[[Path, dict[str, Any]], None]
 
-DATASETS: Registry[PrepareDataset] = Registry("dataset")
-
-#: modules that register an adapter; add yours here
-ADAPTER_MODULES = (
-    "synthslides",
-    "mmlongbench_doc",
-    "longdocurl",
-    "slidevqa",
-    "realmmrag",
-    "mdocagent",
-    "docbench",
-    "finragbench_v",
-    "madqa",
+#: registered name → the module that registers it; add yours here
+DATASETS: Registry[PrepareDataset] = Registry(
+    "dataset",
+    {
+        "synthslides": "docqa.datasets.synthslides.adapter",
+        "mmlongbench_doc": "docqa.datasets.mmlongbench_doc",
+        "longdocurl": "docqa.datasets.longdocurl",
+        "slidevqa": "docqa.datasets.slidevqa",
+        "realmmrag": "docqa.datasets.realmmrag",
+        "mdocagent": "docqa.datasets.mdocagent",
+        "docbench": "docqa.datasets.docbench",
+        "finragbench_v": "docqa.datasets.finragbench_v",
+        "madqa": "docqa.datasets.madqa",
+    },
 )
-
-
-def load_adapters() -> None:
-    """Import every adapter module so that it registers itself."""
-    for name in ADAPTER_MODULES:
-        importlib.import_module(f"docqa.datasets.{name}")

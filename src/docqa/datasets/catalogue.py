@@ -1,6 +1,6 @@
 """The dataset catalogue: where each dataset's download goes, and what is on disk.
 
-A dataset entry with a ``source:`` (see :mod:`docqa.download`) is downloaded into
+A dataset entry with a ``source:`` (see :mod:`docqa.datasets.download`) is downloaded into
 ``results/downloads/<key>/``: the key is the Hub repository (``owner/name``) for ``hf``
 sources, so datasets that share a repository (PaperTab, PaperText, FetaTab) share one download
 of the union of their ``include`` patterns; it is ``manual/<dataset>`` for files placed by hand.
@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from docqa.download import read_manifest
+from docqa.datasets.download import read_manifest
 
 DOWNLOADS = "downloads"
 DEFAULT_CONFIGS = ("config/config.yaml", "config/datasets.yaml")

@@ -18,7 +18,7 @@ from docqa.datasets.catalogue import (
     load_config,
     status,
 )
-from docqa.download import verify
+from docqa.datasets.download import verify
 
 COLUMNS = ("dataset", "source", "licence", "size", "token", "download", "questions")
 

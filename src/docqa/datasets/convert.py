@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from docqa.core.document import Document
+from docqa.core.failures import Failure, write_failures
+from docqa.core.jsonl import write_jsonl
+from docqa.core.question import Question
 from docqa.datasets import PrepareDataset
 from docqa.datasets.fields import BadRow
-from docqa.document import Document
-from docqa.failures import Failure, write_failures
-from docqa.jsonl import write_jsonl
-from docqa.question import Question
 
 log = logging.getLogger(__name__)
 

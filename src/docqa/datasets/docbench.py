@@ -16,11 +16,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from docqa.core.question import Question
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import Loaded, Written, adapter
 from docqa.datasets.documents import link_pdf
 from docqa.datasets.fields import BadRow, answer_text, plain, required, text
-from docqa.question import Question
 
 
 def read(root: Path) -> Loaded:

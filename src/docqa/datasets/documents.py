@@ -18,8 +18,8 @@ from typing import Iterable
 
 import pypdfium2 as pdfium
 
+from docqa.core.document import Document
 from docqa.datasets.fields import BadRow
-from docqa.document import Document
 
 # Leading bytes of the image formats the benchmarks ship, and the file suffix for each.
 _MAGIC = (

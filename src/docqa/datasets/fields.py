@@ -14,9 +14,9 @@ import math
 import re
 from typing import Any, Mapping
 
-from docqa.question import UNANSWERABLE
+from docqa.core.question import UNANSWERABLE
 
-# Every benchmark's answer-format name → docqa's (``docqa.question.ANSWER_FORMATS``).
+# Every benchmark's answer-format name → docqa's (``docqa.core.question.ANSWER_FORMATS``).
 FORMAT_NAMES = {
     "Int": "Int",
     "Integer": "Int",

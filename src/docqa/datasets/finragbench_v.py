@@ -24,11 +24,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from docqa.core.question import Question
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import Loaded, Written, adapter
 from docqa.datasets.documents import write_pages
 from docqa.datasets.fields import BadRow, answer_text, plain, required, safe_id, text
-from docqa.question import Question
 
 _PAGE = re.compile(r"(?P<doc>.+)_(?P<page>\d+)\.png")
 _QUERY = re.compile(r"(?P<corpus>.+\.png)-\d+")

@@ -24,6 +24,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from docqa.core.question import Question
 from docqa.datasets import DATASETS
 from docqa.datasets.archives import unpack_once
 from docqa.datasets.convert import Loaded, Written, adapter
@@ -40,7 +41,6 @@ from docqa.datasets.fields import (
     strings,
     text,
 )
-from docqa.question import Question
 
 QUESTION_FILES = (
     "LongDocURL_public.jsonl",

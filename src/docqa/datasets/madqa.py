@@ -20,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from docqa.core.question import Question
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import Loaded, Written, adapter
 from docqa.datasets.documents import link_pdf
@@ -34,7 +35,6 @@ from docqa.datasets.fields import (
     text,
 )
 from docqa.datasets.parquet import parquet_files, read_rows
-from docqa.question import Question
 
 COLUMNS = ["id", "question", "answer_variants", "evidence", "document_category", "domain"]
 DOCUMENTS = "documents"

@@ -19,11 +19,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from docqa.core.question import Question
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import Loaded, Written, adapter
 from docqa.datasets.documents import link_pdf
 from docqa.datasets.fields import BadRow, plain, safe_id, text
-from docqa.question import Question
 
 VARIANTS = ("answer_2", "answer_3")
 

@@ -26,6 +26,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from docqa.core.question import Question
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import Loaded, Written, adapter
 from docqa.datasets.documents import link_pdf
@@ -42,7 +43,6 @@ from docqa.datasets.fields import (
     text,
 )
 from docqa.datasets.parquet import parquet_files, read_rows
-from docqa.question import Question
 
 COLUMNS = [
     "doc_id",

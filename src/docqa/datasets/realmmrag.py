@@ -24,12 +24,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from docqa.core.question import Question
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import Loaded, Written, adapter
 from docqa.datasets.documents import write_pages
 from docqa.datasets.fields import BadRow, answer_text, infer_format, plain, required, safe_id, text
 from docqa.datasets.parquet import image_bytes, parquet_files, read_rows
-from docqa.question import Question
 
 REPHRASINGS = ("rephrase_level_1", "rephrase_level_2", "rephrase_level_3")
 QUERY_FIELDS = ("query", *REPHRASINGS)

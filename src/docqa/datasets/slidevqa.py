@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from docqa.core.question import Question
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import Loaded, Written, adapter
 from docqa.datasets.documents import write_pages
@@ -34,7 +35,6 @@ from docqa.datasets.fields import (
     text,
 )
 from docqa.datasets.parquet import image_bytes, parquet_files, read_rows
-from docqa.question import Question
 
 SLIDES = 20
 PAGE_COLUMNS = [f"page_{number}" for number in range(1, SLIDES + 1)]

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docqa.backends.client import ModelClient
-from docqa.document import Document, Page
-from docqa.element import Element
-from docqa.prediction import Prediction
-from docqa.question import Question
+from docqa.core.document import Document, Page
+from docqa.core.element import Element
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
 from docqa.retrievers import PageSearcher
 
 

@@ -12,11 +12,11 @@ text, and a page without any as the placeholder that says so.
 
 from __future__ import annotations
 
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Models, TopKMethod
 from docqa.methods.vanilla import ask, page_part
-from docqa.prediction import Prediction
-from docqa.question import Question
 
 
 @METHODS.register("image_rag")

@@ -5,11 +5,11 @@ A question without evidence pages (an unanswerable one) gets no pages at all.
 
 from __future__ import annotations
 
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.reading import read_pages
-from docqa.prediction import Prediction
-from docqa.question import Question
 
 
 @METHODS.register("oracle_pages")

@@ -6,9 +6,9 @@ from typing import Any
 
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation
+from docqa.core.prediction import Usage
 from docqa.methods.base import DocumentEnv
 from docqa.methods.prompts import STOP, reading_prompt
-from docqa.prediction import Usage
 
 
 async def read_pages(

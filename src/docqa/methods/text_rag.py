@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Models, TopKMethod
 from docqa.methods.reading import read_pages
-from docqa.prediction import Prediction
-from docqa.question import Question
 
 
 @METHODS.register("text_rag")

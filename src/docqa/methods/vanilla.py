@@ -5,8 +5,8 @@ Two layouts, chosen by the ``mode`` option:
 * ``pages``: every page as its own image, in document order, each headed by its page number
   (MMLongBench-Doc's way for API models, which get all pages in one message);
 * ``grids``: MMLongBench-Doc's way for open models: the pages concatenated, in order, into at
-  most ``max_images`` grid images of ``grid_columns`` pages a row (:mod:`docqa.page_grid`; 5 and
-  3 in the original), each headed by the pages it shows.
+  most ``max_images`` grid images of ``grid_columns`` pages a row
+  (:mod:`docqa.imaging.page_grid`; 5 and 3 in the original), each headed by the pages it shows.
 
 **Page cap.** A document with more than ``max_pages`` pages (120, MMLongBench-Doc's cap) is
 cut to its first ``max_pages`` pages, as the original reads ``pdf[:max_pages]``. The prediction
@@ -20,7 +20,7 @@ content of their pages and the settings, so every question and job reuses them.
 
 **Text-only models** (the embedded default) read each image as the OCR text of its pages,
 each headed by its page number; a page without OCR text reads as
-:data:`~docqa.methods.mdocagent_requests.NO_OCR_TEXT`.
+:data:`~docqa.methods.mdocagent.requests.NO_OCR_TEXT`.
 
 **Prompt.** docqa's few-shot reading prompt (:mod:`docqa.methods.prompts`) with the images in
 place of the page texts, so that a base model gives a short answer. The original asks the bare
@@ -38,14 +38,14 @@ from pathlib import Path
 
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation, Message, Part, file_sha256
-from docqa.document import Page
+from docqa.core.document import Page
+from docqa.core.prediction import Prediction, Usage
+from docqa.core.question import Question
+from docqa.imaging.page_grid import GRID_COLUMNS, MAX_GRID_IMAGES, grid_image, grid_runs
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models
-from docqa.methods.mdocagent_requests import NO_OCR_TEXT
+from docqa.methods.mdocagent.requests import NO_OCR_TEXT
 from docqa.methods.prompts import STOP, format_pages, reading_preamble
-from docqa.page_grid import GRID_COLUMNS, MAX_GRID_IMAGES, grid_image, grid_runs
-from docqa.prediction import Prediction, Usage
-from docqa.question import Question
 
 MODES = ("pages", "grids")
 

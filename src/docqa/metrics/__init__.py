@@ -10,18 +10,14 @@ and runs for every metric.
 
 from __future__ import annotations
 
-import importlib
-
 from docqa.metrics.base import Metric
-from docqa.registry import Registry
+from docqa.runtime.registry import Registry
 
-METRICS: Registry[Metric] = Registry("metric")
-
-#: modules that register a metric; add yours here
-METRIC_MODULES = ("judge", "longdocurl", "mmlongbench_doc", "slideagent", "slidevqa")
-
-
-def load_metrics() -> None:
-    """Import every metric module so that it registers itself."""
-    for name in METRIC_MODULES:
-        importlib.import_module(f"docqa.metrics.{name}")
+#: registered name → the module that registers it; add yours here
+METRICS: Registry[Metric] = Registry(
+    "metric",
+    {
+        name: f"docqa.metrics.{name}"
+        for name in ("judge", "longdocurl", "mmlongbench_doc", "slideagent", "slidevqa")
+    },
+)

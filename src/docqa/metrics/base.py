@@ -3,7 +3,7 @@
 A scorer module (``docqa.metrics.mmlongbench_doc``, ...) offers the benchmark's own pure
 functions, ``score(gold, pred, *, answer_format=None, question=None)`` and
 ``aggregate(rows)``, with the benchmark's names. Its :class:`Metric` adapts them to docqa's
-:class:`~docqa.question.Question` and adds what the score stage needs: options, the summary
+:class:`~docqa.core.question.Question` and adds what the score stage needs: options, the summary
 columns, and an optional model step (answer extraction, judging) run before scoring.
 """
 
@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 from docqa.backends.client import ModelClient
-from docqa.prediction import Prediction
-from docqa.question import Question
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
 
 Options = Mapping[str, Any]
 Row = Mapping[str, Any]

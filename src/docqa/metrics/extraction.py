@@ -30,10 +30,10 @@ from typing import Any, Sequence
 
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.core.question import Question
 from docqa.metrics.base import Options, Scores
 from docqa.metrics.numbers import find_numbers
 from docqa.metrics.unanswerable import says_not_answerable
-from docqa.question import Question
 
 EXTRACTION_PROMPT = (
     "Given the question and analysis, you are tasked to extract answers with required"

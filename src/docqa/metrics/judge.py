@@ -28,10 +28,10 @@ from typing import Any, Mapping, Sequence
 from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
 from docqa.metrics import METRICS
 from docqa.metrics.base import Metric, Options, Scores, check_choice, check_model
-from docqa.prediction import Prediction
-from docqa.question import Question
 
 PAPER_PROMPT = """Question: {question}
 Predicted Answer: {answer}
@@ -201,7 +201,7 @@ async def _prepare(
     if client is None:
         raise ValueError(
             f"metric 'judge' needs its model {options['model']!r}, but the score stage was given "
-            "no backend for it; pass one to docqa.scoring.score_run(..., backend=...)"
+            "no backend for it; pass one to docqa.stages.score.score_run(..., backend=...)"
         )
     items = [(q.question, answer, q.answer) for q, answer in zip(questions, answers)]
     verdicts = await judge_answers(client, items, options["prompt"])

@@ -39,6 +39,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Sequence
 
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
 from docqa.metrics import METRICS, extraction
 from docqa.metrics.aggregation import Row, accuracy_and_f1, group_accuracy, tag_values
 from docqa.metrics.anls import anls
@@ -53,8 +55,6 @@ from docqa.metrics.base import (
     scored_text,
 )
 from docqa.metrics.pyeval import EvalError, python_eval
-from docqa.prediction import Prediction
-from docqa.question import Question
 
 ANSWER_FORMATS = ("Integer", "Float", "String", "None", "List")
 VARIANTS = ("official", "corrected")

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
 from docqa.metrics import METRICS, extraction
 from docqa.metrics.aggregation import (
     NOT_ANSWERABLE,
@@ -50,8 +52,6 @@ from docqa.metrics.base import (
     scored_text,
 )
 from docqa.metrics.pyeval import EvalError, python_eval
-from docqa.prediction import Prediction
-from docqa.question import Question
 
 ANSWER_FORMATS = ("Int", "Float", "Str", "None", "List")
 VARIANTS = ("official", "corrected")

@@ -27,13 +27,13 @@ from __future__ import annotations
 from statistics import fmean
 from typing import Any, Mapping, Sequence
 
+from docqa.core.prediction import Prediction
+from docqa.core.question import UNANSWERABLE, Question
 from docqa.metrics import METRICS
 from docqa.metrics.base import Metric, Options, Scores, check_choice, gold_text
 from docqa.metrics.numbers import extract_number, numbers_equal, parse_number
 from docqa.metrics.text_f1 import token_f1
 from docqa.metrics.unanswerable import says_not_answerable, words
-from docqa.prediction import Prediction
-from docqa.question import UNANSWERABLE, Question
 
 OVERALL_CHOICES = ("per_question", "mean_of_num_and_f1")
 DEFAULTS: Options = {"overall": "per_question", "rel_tol": 0.0}

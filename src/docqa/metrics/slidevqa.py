@@ -42,10 +42,10 @@ import unicodedata
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
 from docqa.metrics import METRICS
 from docqa.metrics.base import Metric, Options, Scores, check_choice, gold_text
-from docqa.prediction import Prediction
-from docqa.question import Question
 
 NORMALIZATIONS = ("official", "corrected")
 WORD_NUMBERS = {

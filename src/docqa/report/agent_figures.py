@@ -1,4 +1,4 @@
-"""DocPilot's analyses from the score files' ``summary.agent`` (docqa.scoring.agent_measures):
+"""DocPilot's analyses from the score files' ``summary.agent`` (docqa.stages.score.agent_measures):
 cumulative evidence recall by navigation round, and calls per action."""
 
 from __future__ import annotations

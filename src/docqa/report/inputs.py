@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docqa.jsonl import read_jsonl
-from docqa.prediction import timings_path
-from docqa.provenance import usage_summary
+from docqa.core.jsonl import read_jsonl
+from docqa.core.prediction import timings_path
+from docqa.runtime.provenance import usage_summary
 
 SCORE_KEYS = ("dataset", "method", "model", "summary", "per_question")
 SUMMARY_KEYS = ("questions", "errors", "missing")

@@ -16,9 +16,9 @@ from typing import Any
 
 import pandas as pd
 
+from docqa.metrics.bootstrap import RESAMPLES, SEED
 from docqa.report.inputs import Scores
 from docqa.report.reported import AVERAGE, Key, Reported
-from docqa.statistics import RESAMPLES, SEED
 
 METRIC_LABELS = {
     "overall": "Overall",

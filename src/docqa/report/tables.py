@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from docqa.metrics.bootstrap import PAIRED_RESAMPLES, RESAMPLES, SEED, paired_bootstrap
 from docqa.report.inputs import Scores, load_failed_documents, load_scores
-from docqa.statistics import PAIRED_RESAMPLES, RESAMPLES, SEED, paired_bootstrap
 
 CI_COLUMN = "Overall 95% CI"
 P_COLUMN = "p vs best"

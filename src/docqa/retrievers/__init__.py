@@ -7,7 +7,8 @@ module registers a class whose constructor takes the options of its config entry
 (folder → searcher).
 
 Retriever modules import torch, transformers or sentence-transformers inside their functions, so
-that registering every retriever (``load_retrievers``) stays cheap for a run that only uses BM25.
+that registering every retriever (``RETRIEVERS.load_all()``) stays cheap for a run that only
+uses BM25.
 
 Registered: ``bm25`` and ``dense_text`` (OCR text), ``colbert`` (OCR text, late interaction),
 ``colpali`` and ``colqwen2`` (page images, late interaction), ``hybrid`` (rank fusion of others).
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from docqa.registry import Registry
+from docqa.runtime.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -58,18 +59,18 @@ class PageRetriever(Protocol):
     def load(self, index_dir: Path) -> PageSearcher: ...
 
 
-RETRIEVERS: Registry[type[PageRetriever]] = Registry("retriever")
-
-
-def load_retrievers() -> None:
-    """Import every retriever module so that it registers itself."""
-    from docqa.retrievers import (  # noqa: F401
-        bm25,
-        colbert,
-        dense_text,
-        hybrid,
-        page_images,
-    )
+#: registered name → the module that registers it; add yours here
+RETRIEVERS: Registry[type[PageRetriever]] = Registry(
+    "retriever",
+    {
+        "bm25": "docqa.retrievers.bm25",
+        "colbert": "docqa.retrievers.colbert",
+        "dense_text": "docqa.retrievers.dense_text",
+        "hybrid": "docqa.retrievers.hybrid",
+        "colpali": "docqa.retrievers.page_images",
+        "colqwen2": "docqa.retrievers.page_images",
+    },
+)
 
 
 def create_retriever(entry: dict[str, Any]) -> PageRetriever:
@@ -81,7 +82,6 @@ def create_retriever(entry: dict[str, Any]) -> PageRetriever:
     if "type" not in options:
         raise ValueError(f"retriever config {entry} has no 'type'; add type: <registered name>")
     name = options.pop("type")
-    load_retrievers()
     retriever = RETRIEVERS.get(name)
     try:
         inspect.signature(retriever).bind(**options)

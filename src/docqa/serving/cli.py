@@ -23,8 +23,8 @@ from typing import Any
 
 import yaml
 
+from docqa.backends.preparation import MODEL_CARD
 from docqa.datasets.catalogue import load_config
-from docqa.models import MODEL_CARD
 from docqa.serving.health import start_server_process, stop_process
 from docqa.serving.vllm_launcher import client_entry, vllm_command
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from docqa.backends.model_families import family_of
-from docqa.backends.vllm_offline import VLLMSettings
-from docqa.models import read_model_card, weights_folder
+from docqa.backends.preparation import read_model_card, weights_folder
+from docqa.backends.vllm import VLLMSettings
 
 
 def vllm_command(

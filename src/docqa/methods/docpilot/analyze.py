@@ -8,12 +8,12 @@ read) so that it can judge coverage. A reply that says neither yes nor no to a q
 
 from __future__ import annotations
 
+from docqa.core.prediction import Usage
 from docqa.methods.docpilot.actions import BAD_REPLY
 from docqa.methods.docpilot.context import Context, Observation, ask, page_list
 from docqa.methods.docpilot.parsing import parse_verdict
 from docqa.methods.docpilot.prompts import ANALYZER, ANALYZER_STOP, evidence_block
 from docqa.methods.docpilot.state import Verdict
-from docqa.prediction import Usage
 
 MAX_NEW_TOKENS = 64
 

@@ -7,11 +7,11 @@ is a ``bad_reply``: the agent's proposed answer is given instead.
 
 from __future__ import annotations
 
+from docqa.core.prediction import Usage
 from docqa.methods.docpilot.actions import BAD_REPLY
 from docqa.methods.docpilot.context import Context, Observation, ask
 from docqa.methods.docpilot.parsing import first_line
 from docqa.methods.docpilot.prompts import ANSWER_STOP, ANSWERER, evidence_block
-from docqa.prediction import Usage
 
 MAX_NEW_TOKENS = 48
 

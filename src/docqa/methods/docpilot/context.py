@@ -9,10 +9,10 @@ from typing import Any
 
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.core.prediction import Usage
+from docqa.core.question import Question
 from docqa.methods.base import DocumentEnv
 from docqa.methods.docpilot.state import AgentState
-from docqa.prediction import Usage
-from docqa.question import Question
 from docqa.sandbox import SandboxLimits
 
 

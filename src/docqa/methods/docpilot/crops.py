@@ -19,8 +19,8 @@ from typing import Any
 import pypdfium2 as pdfium
 from PIL import Image
 
-from docqa.document import Document, Page
-from docqa.render import BadDocument, open_pdf
+from docqa.core.document import Document, Page
+from docqa.stages.render import BadDocument, open_pdf
 
 OPERATIONS = ("crop", "zoom", "split")
 MAX_ZOOM = 4.0

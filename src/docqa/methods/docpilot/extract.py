@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from docqa.backends.request import Part
+from docqa.core.prediction import Usage
 from docqa.methods.docpilot.actions import BAD_REPLY
 from docqa.methods.docpilot.context import Context, Observation, ask, page_list
 from docqa.methods.docpilot.crops import Region, crops_folder, render_region
@@ -21,7 +22,6 @@ from docqa.methods.docpilot.parsing import parse_facts
 from docqa.methods.docpilot.prompts import EXTRACTOR, FACTS_STOP
 from docqa.methods.docpilot.state import EvidenceItem
 from docqa.methods.docpilot.tools import run_tool
-from docqa.prediction import Usage
 
 MAX_NEW_TOKENS = 160
 NO_TEXT = "(no text was found on this page)"

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytesseract
 
 from docqa.backends.request import Part
+from docqa.core.prediction import Usage
 from docqa.methods.docpilot.actions import BAD_REPLY
 from docqa.methods.docpilot.context import Context, Observation, ask
 from docqa.methods.docpilot.crops import (
@@ -33,8 +34,7 @@ from docqa.methods.docpilot.extract import facts_as_evidence, record_facts
 from docqa.methods.docpilot.parsing import first_json
 from docqa.methods.docpilot.prompts import FACTS_STOP, FOCUS_PLANNER, FOCUS_READER, FOCUS_STOP
 from docqa.methods.docpilot.tools import run_tool
-from docqa.ocr import ocr_page
-from docqa.prediction import Usage
+from docqa.stages.ocr import ocr_page
 
 PLAN_TOKENS = 96
 READ_TOKENS = 160

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from docqa.core.question import Question
 from docqa.methods.docpilot.actions import FAILURE_KINDS
 from docqa.methods.docpilot.state import AgentState
 from docqa.metrics import retrieval
-from docqa.question import Question
 
 
 def summary(

@@ -25,6 +25,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+from docqa.core.prediction import Prediction, Usage
+from docqa.core.question import UNANSWERABLE, Question
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.docpilot.actions import (
@@ -60,8 +62,6 @@ from docqa.methods.docpilot.prompts import (
 )
 from docqa.methods.docpilot.solve import solve
 from docqa.methods.docpilot.state import AgentState
-from docqa.prediction import Prediction, Usage
-from docqa.question import UNANSWERABLE, Question
 from docqa.sandbox import SandboxLimits
 
 Module = Callable[[Context, dict], Awaitable[Observation]]

@@ -14,11 +14,11 @@ model reads each grid or thumbnail as its OCR text: one line per page, ``p. N: <
 from __future__ import annotations
 
 from docqa.backends.request import Part
+from docqa.core.prediction import Usage
 from docqa.methods.docpilot.actions import BAD_REPLY, PAGE_OUT_OF_RANGE
 from docqa.methods.docpilot.context import Context, Observation, ask, page_list, snippet
 from docqa.methods.docpilot.parsing import parse_navigation
 from docqa.methods.docpilot.prompts import NAVIGATOR, NAVIGATOR_STOP
-from docqa.prediction import Usage
 
 MAX_NEW_TOKENS = 32
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from docqa.core.question import UNANSWERABLE
 from docqa.methods.docpilot.actions import SPECS
-from docqa.question import UNANSWERABLE
 
 ORCHESTRATOR = (
     "You are DocPilot. You answer a question about a document by taking one action at a time "

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 
+from docqa.core.prediction import Usage
 from docqa.methods.docpilot.actions import BAD_REPLY
 from docqa.methods.docpilot.context import Context, Observation, ask
 from docqa.methods.docpilot.parsing import code_block
 from docqa.methods.docpilot.prompts import SOLVER, SOLVER_STOP
 from docqa.methods.docpilot.state import EvidenceItem
 from docqa.methods.docpilot.tools import run_tool
-from docqa.prediction import Usage
 from docqa.sandbox import run_python
 
 MAX_NEW_TOKENS = 256

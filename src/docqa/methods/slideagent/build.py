@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.methods.base import DocumentEnv
-from docqa.methods.mdocagent_requests import page_image
+from docqa.methods.mdocagent.requests import page_image
 from docqa.methods.slideagent import prompts
 from docqa.methods.slideagent.calls import CallLog
 from docqa.methods.slideagent.knowledge import DescribedElement, Knowledge

@@ -10,8 +10,8 @@ from typing import Any
 
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest
-from docqa.document import Page
-from docqa.prediction import Usage
+from docqa.core.document import Page
+from docqa.core.prediction import Usage
 
 #: characters of a request's text kept in a trace step (head and tail)
 SHOWN_HEAD, SHOWN_TAIL = 400, 800

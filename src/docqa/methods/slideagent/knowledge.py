@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from docqa.core.prediction import Usage
+from docqa.core.records import Record
 from docqa.methods.slideagent.layout import LayoutElement
-from docqa.prediction import Usage
-from docqa.records import Record
 
 #: the file format; a file of another version is refused with the fix
 VERSION = 1

@@ -34,8 +34,8 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
-from docqa.element import Element
-from docqa.records import Record
+from docqa.core.element import Element
+from docqa.core.records import Record
 
 LAYOUT_KINDS = ("title", "text", "table", "chart", "figure")
 

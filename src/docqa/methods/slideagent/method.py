@@ -26,6 +26,8 @@ from typing import Any
 
 from docqa.backends.client import ModelClient
 from docqa.backends.request import Generation
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.slideagent import prompts, requests
@@ -40,8 +42,6 @@ from docqa.methods.slideagent.parsing import (
     parse_subqueries,
 )
 from docqa.methods.slideagent.retrieval import retrieve_elements, retrieve_pages
-from docqa.prediction import Prediction
-from docqa.question import Question
 
 #: the paper's ablations: what each variant leaves out
 ABLATIONS: dict[str, frozenset[str]] = {

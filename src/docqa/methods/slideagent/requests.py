@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from docqa.backends.request import ChatRequest, Generation, Message, Part
-from docqa.document import Page
-from docqa.methods.mdocagent_requests import NO_OCR_TEXT, page_image
+from docqa.core.document import Page
+from docqa.imaging.page_grid import grid_image
+from docqa.methods.mdocagent.requests import NO_OCR_TEXT, page_image
 from docqa.methods.slideagent import prompts
 from docqa.methods.slideagent.build import thousandths
 from docqa.methods.slideagent.knowledge import DescribedElement
-from docqa.page_grid import grid_image
 
 LEVEL_NAMES = {"global": "Deck level", "page": "Page level", "element": "Element level"}
 

@@ -1,0 +1,144 @@
+"""A method's answer to one question, with what it cost."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from docqa.core.jsonl import read_jsonl, write_jsonl
+from docqa.core.records import Record
+
+
+@dataclass
+class Usage(Record):
+    """Model usage summed over every call made for one question."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    image_tokens: int = 0
+    #: image parts a text-only model read as their OCR text instead
+    images_as_text: int = 0
+    seconds: float = 0.0
+    peak_memory_mb: float = 0.0
+    #: replies the method could not use as they were and replaced by a defined fallback
+    fallbacks: int = 0
+    #: requests that ran out of memory and were answered once more with a smaller pixel budget
+    budget_retries: int = 0
+
+    def add(self, other: "Usage") -> None:
+        self.calls += other.calls
+        self.cached_calls += other.cached_calls
+        self.tokens_in += other.tokens_in
+        self.tokens_out += other.tokens_out
+        self.image_tokens += other.image_tokens
+        self.images_as_text += other.images_as_text
+        self.seconds += other.seconds
+        self.peak_memory_mb = max(self.peak_memory_mb, other.peak_memory_mb)
+        self.fallbacks += other.fallbacks
+        self.budget_retries += other.budget_retries
+
+
+@dataclass(frozen=True)
+class Prediction(Record):
+    """``pages`` are the 0-based pages the method looked at; ``error`` is set when the question
+    could not be answered (the answer is then empty and scores as wrong)."""
+
+    question_id: str
+    answer: str
+    pages: list[int] = field(default_factory=list)
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    error: str = ""
+    #: pages the method left out because the document has more than its page cap (the
+    #: ``vanilla`` method's ``max_pages``); 0 when it saw every page it meant to
+    pages_truncated: int = 0
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Prediction":
+        data = dict(data)
+        data["usage"] = Usage.from_dict(data.get("usage", {}))
+        return super().from_dict(data)
+
+
+# --- run-to-run varying measurements -----------------------------------------------------------
+#
+# Wall-clock seconds, peak memory and cache hits differ between runs, so they stay out of
+# predictions.jsonl (a rerun reproduces it byte for byte) and go to <predictions>.timings.jsonl
+# beside it: one row per question, {"question_id": ..., "measured": {"usage.seconds": 1.2,
+# "trace.1.usage.seconds": 0.6, ...}}, each value under the path of the key it came from.
+
+#: keys whose values change from run to run, wherever they sit in a prediction row; whether a
+#: call was answered by the response cache depends on which job ran first
+RUN_VARYING_KEYS = ("seconds", "peak_memory_mb", "cached_calls")
+
+
+def split_run_varying(row: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The row without any ``RUN_VARYING_KEYS`` at any depth, and those values by their path."""
+    measured: dict[str, Any] = {}
+
+    def strip(value: Any, path: str) -> Any:
+        if isinstance(value, dict):
+            kept = {}
+            for key, item in value.items():
+                if key in RUN_VARYING_KEYS and not isinstance(item, (dict, list)):
+                    measured[f"{path}{key}"] = item
+                else:
+                    kept[key] = strip(item, f"{path}{key}.")
+            return kept
+        if isinstance(value, list):
+            return [strip(item, f"{path}{index}.") for index, item in enumerate(value)]
+        return value
+
+    return strip(row, ""), measured
+
+
+def join_run_varying(row: dict[str, Any], measured: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with the values ``split_run_varying`` took out put back (a deep copy)."""
+    joined = json.loads(json.dumps(row))
+    for path, value in measured.items():
+        *parents, key = path.split(".")
+        target = joined
+        for part in parents:
+            target = target[int(part)] if isinstance(target, list) else target[part]
+        target[key] = value
+    return joined
+
+
+def timings_path(predictions: Path) -> Path:
+    return predictions.with_name(predictions.stem + ".timings.jsonl")
+
+
+def write_predictions(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    """Write prediction rows to ``path`` without their run-varying values, and those values to
+    ``timings_path(path)``."""
+    stable, timings = [], []
+    for row in rows:
+        kept, measured = split_run_varying(row)
+        stable.append(kept)
+        timings.append({"question_id": row["question_id"], "measured": measured})
+    write_jsonl(path, stable)
+    write_jsonl(timings_path(path), timings)
+
+
+def read_timings(predictions: Path) -> dict[str, dict[str, Any]]:
+    """question id → its measured values (path → value) from the run's timings file."""
+    path = timings_path(predictions)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} is missing: the timings of {predictions} are written with it by the infer "
+            "rule; rerun that run (snakemake --forcerun infer) to measure them"
+        )
+    return {row["question_id"]: row["measured"] for row in read_jsonl(path)}
+
+
+def read_predictions_with_timings(predictions: Path) -> list[Prediction]:
+    """The run's predictions with their seconds and peak memory put back, in file order."""
+    timings = read_timings(predictions)
+    return [
+        Prediction.from_dict(join_run_varying(row, timings.get(row["question_id"], {})))
+        for row in read_jsonl(predictions)
+    ]

@@ -1,0 +1,42 @@
+"""A question about one document, with its gold answer and annotations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from docqa.core.records import Record
+
+ANSWER_FORMATS = ("Int", "Float", "Str", "List", "None")
+UNANSWERABLE = "Not answerable"
+
+
+@dataclass(frozen=True)
+class Question(Record):
+    """``evidence_pages`` are 0-based page indices into ``doc_id``.
+
+    ``tags`` holds dataset-specific labels such as ``kind`` (question kind), ``evidence_sources``
+    or ``reasoning_type``; values are strings or lists of strings. ``original`` keeps the
+    benchmark's own row as read (JSON values; embedded images left out), so nothing the adapter
+    did not convert is lost.
+    """
+
+    question_id: str
+    doc_id: str
+    question: str
+    answer: str | list[str]
+    answer_format: str
+    evidence_pages: list[int] = field(default_factory=list)
+    tags: dict[str, str | list[str]] = field(default_factory=dict)
+    original: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.answer_format not in ANSWER_FORMATS:
+            raise ValueError(
+                f"question {self.question_id}: answer_format {self.answer_format!r} "
+                f"is not one of {ANSWER_FORMATS}"
+            )
+
+    @property
+    def answerable(self) -> bool:
+        return self.answer_format != "None"

@@ -1,0 +1,257 @@
+"""MDocAgent (Han et al., 2025): five agents over text retrieval and image retrieval.
+
+The chain, per question, as the original code runs it (``agents/mdoc_agent.py``):
+
+1. general agent (VLM): the top-k page texts and the top-k page images, with the question;
+2. critical agent (VLM): the general agent's conversation continued, asking for a dict of two
+   clues ``{"text": …, "image": …}``;
+3. text agent (text model): the page texts and the question with the text clue;
+4. image agent (VLM): the page images and the question with the image clue;
+5. summarizing agent (VLM): the three answers (not the question) → ``{"Answer": …}``.
+
+Text pages come from ``text_retriever``, page images from ``image_retriever``: two independent
+top-k lists that may point at different pages. On the default CPU config there is no image
+retriever (ColPali/ColQwen2 need their weights), so ``image_retriever`` may be ``bm25``: pages
+ranked by their text, then given as images, which a text-only model reads as their OCR text.
+
+The text agent runs on the model of the ``text_model`` option, every other agent on the model
+of ``vlm_model``; either defaults to the run's model, so one model may serve all.
+
+Options default to the original's behaviour: the summarizer does not see the question
+(``summarizer_sees_question``), text pages are not de-duplicated (``dedupe_text_pages``; the
+original ranks ColBERT passages, so two passages of one page can fill two of the k slots —
+docqa's retrievers rank whole pages and never repeat one, so the option changes a ranking only
+for a searcher that does), replies are parsed as strictly as the original does (``clue_parser``,
+``answer_parser``: see :mod:`docqa.methods.mdocagent.parsing`), and an empty final answer stays
+empty (``empty_answer: keep``; ``agents`` takes the last non-empty agent answer instead).
+``ablation`` selects the paper's variants: ``without_text``, ``without_image`` (the original's
+MDAi/MDAt) and ``without_general_critical`` (MDAs, in which the text and image agents get the
+bare question).
+
+Every reply that needs a fallback is named in its trace step and in the final ``result`` step,
+and counted in ``usage.fallbacks``. A model call that fails ends the question with ``error`` set
+and keeps the trace and usage up to that point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from docqa.backends.client import ModelClient
+from docqa.backends.request import ChatRequest, Generation
+from docqa.core.prediction import Prediction, Usage
+from docqa.core.question import Question
+from docqa.methods import METHODS
+from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.mdocagent import requests
+from docqa.methods.mdocagent.parsing import check_parser, parse_answer, parse_clues
+
+#: the paper's ablations: which agents each variant leaves out
+ABLATIONS: dict[str, frozenset[str]] = {
+    "none": frozenset(),
+    "without_text": frozenset({"text"}),
+    "without_image": frozenset({"image"}),
+    "without_general_critical": frozenset({"general", "critical"}),
+}
+EMPTY_ANSWER = ("keep", "agents")
+
+#: characters of each message part kept in a trace step's input summary (head and tail)
+SHOWN_HEAD, SHOWN_TAIL = 300, 700
+
+
+@METHODS.register("mdocagent")
+class MDocAgent(Method):
+    def __init__(
+        self,
+        text_retriever: str = "bm25",
+        image_retriever: str = "bm25",
+        top_k: int = 1,
+        text_model: str | None = None,
+        vlm_model: str | None = None,
+        ablation: str = "none",
+        summarizer_sees_question: bool = False,
+        dedupe_text_pages: bool = False,
+        clue_parser: str = "original",
+        answer_parser: str = "original",
+        empty_answer: str = "keep",
+        max_new_tokens: int = 256,
+        max_chars_per_page: int = 100_000,
+    ) -> None:
+        if ablation not in ABLATIONS:
+            raise ValueError(f"mdocagent ablation {ablation!r} is not one of {tuple(ABLATIONS)}")
+        if empty_answer not in EMPTY_ANSWER:
+            raise ValueError(f"mdocagent empty_answer {empty_answer!r}: use one of {EMPTY_ANSWER}")
+        if top_k < 1:
+            raise ValueError(f"mdocagent top_k must be at least 1, got {top_k}")
+        self.text_retriever = text_retriever
+        self.image_retriever = image_retriever
+        self.retrievers = tuple(dict.fromkeys((text_retriever, image_retriever)))
+        self.top_k = top_k
+        # the models themselves reach the method through Models (the runner loads the models
+        # these options name); the names label the trace
+        self.model_names = {"text": text_model, "vlm": vlm_model}
+        self.skipped = ABLATIONS[ablation]
+        self.summarizer_sees_question = summarizer_sees_question
+        self.dedupe_text_pages = dedupe_text_pages
+        self.clue_parser = check_parser("clue_parser", clue_parser)
+        self.answer_parser = check_parser("answer_parser", answer_parser)
+        self.empty_answer = empty_answer
+        self.generation = Generation(max_new_tokens=max_new_tokens)
+        self.max_chars_per_page = max_chars_per_page
+
+    async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
+        run = _Run(question.question_id, env)
+        try:
+            answer = await self._chain(question.question, env, models, run)
+        except Exception as error:  # a failed call ends this question, keeping its trace
+            return run.prediction("", error=f"{type(error).__name__}: {error}")
+        return run.prediction(answer)
+
+    async def _chain(self, question: str, env: DocumentEnv, models: Models, run: "_Run") -> str:
+        text_pages = self._text_pages(question, env)
+        image_pages = env.searcher(self.image_retriever).search(question, self.top_k)
+        run.retrieved("text", self.text_retriever, text_pages)
+        run.retrieved("image", self.image_retriever, image_pages)
+        texts = [
+            requests.flatten_page_text(env.page_texts[page], self.max_chars_per_page)
+            for page in text_pages
+        ]
+        images = [
+            requests.page_image(run.image_path(page), env.page_texts[page]) for page in image_pages
+        ]
+        vlm = self._client(models, "vlm")
+
+        answers: list[tuple[str, str]] = []
+        text_question = image_question = question
+        if "general" not in self.skipped:
+            asked = requests.general(question, texts, images, self.generation)
+            seen = text_pages + image_pages
+            general = await run.call("general", vlm, asked, seen)
+            answers.append(("General", general))
+            critical = await run.call("critical", vlm, requests.critical(asked, general), seen)
+            clues = parse_clues(critical, self.clue_parser)
+            run.note(clues={"text": clues.text, "image": clues.image}, fallbacks=clues.fallbacks)
+            text_question = requests.with_clue(question, clues.text)
+            image_question = requests.with_clue(question, clues.image)
+        if "text" not in self.skipped:
+            asked = requests.text(text_question, texts, self.generation)
+            text_model = self._client(models, "text")
+            answers.append(("Text", await run.call("text", text_model, asked, text_pages)))
+        if "image" not in self.skipped:
+            asked = requests.image(image_question, images, self.generation)
+            answers.append(("Image", await run.call("image", vlm, asked, image_pages)))
+
+        shown = question if self.summarizer_sees_question else None
+        summary = await run.call(
+            "summarizer", vlm, requests.summary(answers, shown, self.generation), []
+        )
+        final = parse_answer(summary, self.answer_parser)
+        run.note(fallbacks=final.fallbacks)
+        answer = final.answer
+        if not answer:
+            answer = self._empty_answer_fallback(answers)
+            run.note(fallbacks=("empty_answer",))
+        return answer
+
+    def _text_pages(self, question: str, env: DocumentEnv) -> list[int]:
+        searcher = env.searcher(self.text_retriever)
+        if not self.dedupe_text_pages:
+            return searcher.search(question, self.top_k)
+        # rank the whole document so that dropping repeats still leaves k pages
+        ranked = searcher.search(question, max(searcher.pages, self.top_k))
+        return list(dict.fromkeys(ranked))[: self.top_k]
+
+    def _client(self, models: Models, role: str) -> "_Client":
+        return _Client(models.role(role), self.model_names[role])
+
+    def _empty_answer_fallback(self, answers: list[tuple[str, str]]) -> str:
+        if self.empty_answer == "agents":
+            for _, text in reversed(answers):
+                if text.strip():
+                    return text.strip()
+        return ""
+
+
+@dataclass(frozen=True)
+class _Client:
+    """A model client and the name the trace shows for it: the configured model's name, else
+    the backend's model id."""
+
+    client: ModelClient
+    configured: str | None
+
+    @property
+    def label(self) -> str:
+        if self.configured:
+            return self.configured
+        return str(self.client.backend.identity.get("id", type(self.client.backend).__name__))
+
+
+@dataclass
+class _Run:
+    """One question's trace and usage, built as the agents run."""
+
+    question_id: str
+    env: DocumentEnv
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    fallbacks: list[str] = field(default_factory=list)
+    pages: list[int] = field(default_factory=list)
+
+    def image_path(self, page: int) -> str:
+        return next(p.image for p in self.env.pages if p.index == page)
+
+    def retrieved(self, modality: str, retriever: str, pages: list[int]) -> None:
+        self.trace.append(
+            {"step": "retrieve", "modality": modality, "retriever": retriever, "pages": pages}
+        )
+        self.pages.extend(page for page in pages if page not in self.pages)
+
+    async def call(self, agent: str, model: _Client, request: ChatRequest, pages: list[int]) -> str:
+        step: dict[str, Any] = {
+            "step": "agent",
+            "agent": agent,
+            "model": model.label,
+            "pages": list(dict.fromkeys(pages)),
+            "input": self._describe(request),
+        }
+        self.trace.append(step)
+        completion = await model.client.complete(request)
+        self.usage.add(completion.usage)
+        step["output"] = completion.text
+        step["usage"] = completion.usage.to_dict()
+        return completion.text
+
+    def note(self, fallbacks: tuple[str, ...] = (), **details: Any) -> None:
+        """Add details to the last step, and the fallbacks its reply needed."""
+        step = self.trace[-1]
+        step.update(details)
+        if fallbacks:
+            step["fallbacks"] = [*step.get("fallbacks", []), *fallbacks]
+            self.fallbacks.extend(fallbacks)
+            self.usage.fallbacks += len(fallbacks)
+
+    def prediction(self, answer: str, error: str = "") -> Prediction:
+        self.trace.append({"step": "result", "output": answer, "fallbacks": self.fallbacks})
+        return Prediction(self.question_id, answer, self.pages, self.trace, self.usage, error)
+
+    def _describe(self, request: ChatRequest) -> str:
+        """The request as a reader of the trace needs it: each message's role, its text with
+        the middle of long parts elided, and which pages it shows as images."""
+        labels = {p.image: f"[image of page {p.index + 1}]" for p in self.env.pages}
+        lines = []
+        for message in request.messages:
+            parts = [
+                labels.get(part.image, "[image]") if part.kind == "image" else _shorten(part.text)
+                for part in message.parts
+            ]
+            lines.append(f"[{message.role}]\n" + "\n".join(parts))
+        return "\n\n".join(lines)
+
+
+def _shorten(text: str) -> str:
+    if len(text) <= SHOWN_HEAD + SHOWN_TAIL + 40:
+        return text
+    cut = len(text) - SHOWN_HEAD - SHOWN_TAIL
+    return f"{text[:SHOWN_HEAD]} … [{cut} characters] … {text[-SHOWN_TAIL:]}"

@@ -1,0 +1,223 @@
+"""A prediction's trace as one readable, self-contained HTML page.
+
+Works for every method: a trace is a list of steps, each a dict named by ``step`` (and/or
+``agent`` / ``action``) with optional ``input``, ``output``, ``pages`` (0-based), ``usage`` and
+``fallbacks``; any other key is shown as a field. Page thumbnails are embedded as data URIs so
+the page can be mailed or archived alone; each links to the full page image by a path relative
+to the HTML file. Pages are numbered from 1 on the page, as a reader counts them.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+import os
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from docqa.core.document import Page
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
+
+#: step keys shown by their own widget rather than as a plain field
+SHOWN_APART = (
+    "step",
+    "agent",
+    "action",
+    "input",
+    "output",
+    "pages",
+    "images",
+    "usage",
+    "fallbacks",
+)
+
+#: usage fields and how a step's usage line shows them
+USAGE_FIELDS = (
+    ("calls", "calls"),
+    ("cached_calls", "cached"),
+    ("tokens_in", "tokens in"),
+    ("tokens_out", "tokens out"),
+    ("image_tokens", "image tokens"),
+    ("images_as_text", "images as text"),
+    ("seconds", "s"),
+    ("fallbacks", "fallbacks"),
+)
+
+STYLE = """
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
+h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin: 0 0 .4em; }
+table.facts td { padding: .1em .8em .1em 0; vertical-align: top; }
+table.facts td:first-child { color: #666; white-space: nowrap; }
+section.step { border: 1px solid #ccc; border-radius: 6px; padding: .8em 1em; margin: 1em 0; }
+pre { white-space: pre-wrap; word-break: break-word; background: #f6f6f6; padding: .6em;
+      border-radius: 4px; max-height: 28em; overflow: auto; margin: .3em 0; }
+.label { color: #666; font-size: .85em; text-transform: uppercase; letter-spacing: .04em; }
+.usage { color: #555; font-size: .9em; }
+.fallback { background: #fff3cd; border: 1px solid #e0c36a; border-radius: 4px;
+            padding: .05em .4em; margin-right: .3em; font-size: .9em; }
+.error { background: #fde2e2; border: 1px solid #d99; padding: .4em .6em; border-radius: 4px; }
+.pages { display: flex; flex-wrap: wrap; gap: .6em; margin: .4em 0; }
+figure { margin: 0; text-align: center; font-size: .85em; color: #555; }
+figure img { display: block; max-width: 14em; max-height: 11em; border: 2px solid #bbb; }
+figure.evidence img { border-color: #2a8f2a; }
+.missing { width: 8em; height: 6em; border: 2px dashed #bbb; display: flex;
+           align-items: center; justify-content: center; }
+"""
+
+
+def render_trace_html(
+    prediction: Prediction, question: Question, pages: list[Page], out: Path
+) -> Path:
+    """Write ``out`` (an ``.html`` file) showing the question, the answer, the cost and every
+    step of ``prediction``'s trace; ``pages`` are the document's pages (for the thumbnails)."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    thumbs = _Thumbnails(pages, set(question.evidence_pages), out.parent)
+    body = [
+        f"<h1>{escape(question.question_id)}: {escape(question.question)}</h1>",
+        _facts(prediction, question),
+    ]
+    if prediction.error:
+        body.append(f'<p class="error">error: {escape(prediction.error)}</p>')
+    if prediction.pages:
+        body.append('<div class="label">pages used</div>' + thumbs.strip(prediction.pages))
+    for number, step in enumerate(prediction.trace, start=1):
+        body.append(_step(number, step, thumbs))
+    title = f"trace {question.question_id}"
+    out.write_text(
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n",
+        encoding="utf-8",
+    )
+    return out
+
+
+def usage_line(usage: dict[str, Any]) -> str:
+    """A usage dict as one short line, e.g. ``calls 1 · tokens in 812 · tokens out 40 · 2.1 s``;
+    zero counts are left out."""
+    shown = []
+    for key, name in USAGE_FIELDS:
+        value = usage.get(key)
+        if not value:
+            continue
+        if key == "seconds":
+            shown.append(f"{value:.2f} {name}")
+        else:
+            shown.append(f"{name} {value}")
+    return " · ".join(shown) or "no model calls"
+
+
+def _facts(prediction: Prediction, question: Question) -> str:
+    gold = question.answer if isinstance(question.answer, str) else json.dumps(question.answer)
+    evidence = ", ".join(str(p + 1) for p in question.evidence_pages) or "none"
+    rows = [
+        ("document", question.doc_id),
+        ("gold answer", f"{gold} ({question.answer_format})"),
+        ("evidence pages", evidence),
+        ("predicted answer", prediction.answer or "(empty)"),
+        ("cost", usage_line(prediction.usage.to_dict())),
+    ]
+    cells = "".join(f"<tr><td>{escape(k)}</td><td>{escape(v)}</td></tr>" for k, v in rows)
+    return f'<table class="facts">{cells}</table>'
+
+
+def _step(number: int, step: dict[str, Any], thumbs: "_Thumbnails") -> str:
+    parts = [f'<section class="step"><h2>{number}. {escape(_step_title(step))}</h2>']
+    fields = [(k, v) for k, v in step.items() if k not in SHOWN_APART]
+    if fields:
+        cells = "".join(
+            f"<tr><td>{escape(str(k))}</td><td>{escape(_as_text(v))}</td></tr>" for k, v in fields
+        )
+        parts.append(f'<table class="facts">{cells}</table>')
+    if step.get("fallbacks"):
+        badges = "".join(
+            f'<span class="fallback">{escape(str(f))}</span>' for f in step["fallbacks"]
+        )
+        parts.append(f"<p>fallbacks: {badges}</p>")
+    if step.get("pages"):
+        parts.append(thumbs.strip(step["pages"]))
+    if step.get("images"):
+        parts.append(_images(step["images"]))
+    for key in ("input", "output"):
+        if key in step:
+            parts.append(f'<div class="label">{key}</div><pre>{escape(_as_text(step[key]))}</pre>')
+    if isinstance(step.get("usage"), dict):
+        parts.append(f'<p class="usage">{escape(usage_line(step["usage"]))}</p>')
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _images(paths: list[str]) -> str:
+    """Images a step looked at besides whole pages (crops, zooms), embedded as data URIs."""
+    figures = []
+    for path in paths:
+        caption = escape(Path(path).name)
+        if Path(path).is_file():
+            mime = mimetypes.guess_type(path)[0] or "image/png"
+            data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+            picture = f'<img src="data:{mime};base64,{data}" alt="{caption}">'
+        else:
+            picture = f'<div class="missing">{caption}<br>no image</div>'
+        figures.append(f"<figure>{picture}<figcaption>{caption}</figcaption></figure>")
+    return f'<div class="pages">{"".join(figures)}</div>'
+
+
+def _step_title(step: dict[str, Any]) -> str:
+    names = [str(step[key]) for key in ("step", "agent", "action") if step.get(key)]
+    return ": ".join(dict.fromkeys(names)) or "step"
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
+
+
+class _Thumbnails:
+    """Thumbnails of a document's pages as figures, each image read and encoded once."""
+
+    def __init__(self, pages: list[Page], evidence: set[int], html_folder: Path) -> None:
+        self.pages = {page.index: page for page in pages}
+        self.evidence = evidence
+        self.html_folder = html_folder
+        self._encoded: dict[int, str | None] = {}
+
+    def strip(self, indices: list[int]) -> str:
+        figures = "".join(self._figure(index) for index in dict.fromkeys(indices))
+        return f'<div class="pages">{figures}</div>'
+
+    def _figure(self, index: int) -> str:
+        evidence = index in self.evidence
+        caption = f"page {index + 1}" + (" (evidence)" if evidence else "")
+        source = self._data_uri(index)
+        if source is None:
+            picture = f'<div class="missing">{escape(caption)}<br>no image</div>'
+        else:
+            picture = f'<img src="{source}" alt="{escape(caption)}">'
+            full = Path(self.pages[index].image)
+            if full.exists():
+                link = os.path.relpath(full.resolve(), self.html_folder.resolve())
+                picture = f'<a href="{escape(link)}">{picture}</a>'
+        kind = ' class="evidence"' if evidence else ""
+        return f"<figure{kind}>{picture}<figcaption>{escape(caption)}</figcaption></figure>"
+
+    def _data_uri(self, index: int) -> str | None:
+        if index not in self._encoded:
+            self._encoded[index] = self._encode(index)
+        return self._encoded[index]
+
+    def _encode(self, index: int) -> str | None:
+        page = self.pages.get(index)
+        if page is None:
+            return None
+        for candidate in (page.thumbnail, page.image):
+            if candidate and Path(candidate).is_file():
+                mime = mimetypes.guess_type(candidate)[0] or "image/png"
+                data = base64.b64encode(Path(candidate).read_bytes()).decode("ascii")
+                return f"data:{mime};base64,{data}"
+        return None

@@ -1,0 +1,89 @@
+"""Per-item resumable progress for long jobs.
+
+A job that processes many items (documents, questions) appends each finished item to
+``<output>.partial`` as one JSON line and flushes it. If the job is killed, the rerun reads that
+file back, skips what is done and appends the rest; ``finish`` writes the declared output in a
+fixed order and removes the partial file. The first line records a fingerprint of the job's
+settings: a partial file left by a run with other settings is discarded, never mixed in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+from docqa.core.jsonl import write_jsonl
+
+
+class Checkpoint:
+    def __init__(self, output: str | Path, fingerprint: str, key: str) -> None:
+        self.output = Path(output)
+        self.partial = self.output.with_name(self.output.name + ".partial")
+        self.fingerprint = fingerprint
+        self.key = key
+        self.rows: dict[str, dict[str, Any]] = {}
+        self._load()
+        self.output.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = open(self.partial, "a", encoding="utf-8")
+        if not self.rows and self.partial.stat().st_size == 0:
+            self._write_line({"fingerprint": fingerprint})
+
+    def _load(self) -> None:
+        if not self.partial.exists():
+            return
+        lines = self.partial.read_text(encoding="utf-8").splitlines()
+        if not lines or _parse(lines[0]) != {"fingerprint": self.fingerprint}:
+            self.partial.unlink()
+            return
+        good = [lines[0]]
+        for line in lines[1:]:
+            row = _parse(line)
+            if row is None or self.key not in row:
+                break  # a line cut short by the kill: it and anything after it is redone
+            self.rows[str(row[self.key])] = row
+            good.append(line)
+        self.partial.write_text("".join(line + "\n" for line in good), encoding="utf-8")
+
+    def done(self, item_key: str) -> bool:
+        return item_key in self.rows
+
+    def append(self, row: dict[str, Any]) -> None:
+        item_key = str(row[self.key])
+        if item_key in self.rows:
+            raise ValueError(f"{self.partial}: item {item_key!r} is already recorded")
+        self.rows[item_key] = row
+        self._write_line(row)
+
+    def _write_line(self, row: dict[str, Any]) -> None:
+        self._handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def finish(self, order: Iterable[str]) -> list[dict[str, Any]]:
+        """Write the output with the rows in ``order`` and drop the partial file."""
+        self._handle.close()
+        rows = [self.rows[k] for k in order if k in self.rows]
+        write_jsonl(self.output, rows)
+        self.partial.unlink()
+        return rows
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def fingerprint(settings: dict[str, Any], *inputs: Path) -> str:
+    """A job's settings plus the content of its input files: a partial file left by other
+    settings or other inputs is discarded."""
+    contents = [hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in inputs]
+    return json.dumps({**settings, "inputs": contents}, sort_keys=True)
+
+
+def _parse(line: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None

@@ -1,0 +1,59 @@
+"""Name → implementation registries for datasets, retrievers, backends, methods and metrics.
+
+Each registry is declared with one map from registered name to the module that registers it.
+The module is imported the first time its name is asked for, so looking up ``bm25`` never
+imports torch for ``colqwen2``, and adding an implementation is adding a module and one line
+in that map — nothing has to be imported up front.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """A named table of implementations, filled by ``@registry.register("name")``.
+
+    ``modules`` maps each name to the module whose import registers it.
+    """
+
+    def __init__(self, kind: str, modules: Mapping[str, str]) -> None:
+        self.kind = kind
+        self.modules = dict(modules)
+        self._items: dict[str, T] = {}
+
+    def register(self, name: str) -> Callable[[T], T]:
+        def add(item: T) -> T:
+            if name in self._items:
+                raise ValueError(f"{self.kind} {name!r} is registered twice")
+            if name not in self.modules:
+                raise ValueError(
+                    f"{self.kind} {name!r} is registered but not declared: add it to the "
+                    f"{self.kind} registry's module map"
+                )
+            self._items[name] = item
+            return item
+
+        return add
+
+    def get(self, name: str) -> T:
+        if name not in self._items and name in self.modules:
+            importlib.import_module(self.modules[name])
+        try:
+            return self._items[name]
+        except KeyError:
+            known = ", ".join(self.names()) or "none"
+            raise KeyError(f"unknown {self.kind} {name!r}; known: {known}") from None
+
+    def names(self) -> list[str]:
+        """Every declared name, imported or not."""
+        return sorted(self.modules)
+
+    def load_all(self) -> None:
+        """Import every declared module (for listings and checks that need them all)."""
+        for name in self.modules:
+            self.get(name)

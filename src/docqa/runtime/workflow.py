@@ -1,0 +1,82 @@
+"""Everything the Snakefile and ``rules/*.smk`` take from docqa, in one place.
+
+Snakemake parses the workflow on every call (``snakemake -n`` included), so whatever this module
+imports is imported each time: it holds only config-level helpers and imports no model, image or
+OCR library (tests/runtime/test_workflow.py checks that torch, PIL and pytesseract stay out).
+Rule scripts under ``rules/scripts/`` import the stage modules themselves, in their own jobs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docqa.datasets.catalogue import (
+    download_keys,
+    download_manifests,
+    download_spec,
+    prepare_params,
+)
+from docqa.datasets.download import download_job
+from docqa.report.plan import (
+    quantization_groups,
+    report_figures,
+    report_tables,
+    top_k_series,
+)
+from docqa.retrievers.hybrid import component_names
+from docqa.runtime.config_check import check_references, experiment_grid
+from docqa.stages.shards import shard_counts, shard_files, sharded_runs_pattern
+
+#: a method option ending in this names another configured model for one of its roles
+#: (e.g. ``text_model: llama-3.1-8b``); the infer job loads it beside the run's model
+MODEL_OPTION_SUFFIX = "_model"
+
+
+def role_models(config: dict[str, Any]) -> dict[str, str]:
+    """Role → model name, from a method's ``<role>_model`` options that name a model."""
+    return {
+        key.removesuffix(MODEL_OPTION_SUFFIX): value
+        for key, value in config.items()
+        if key.endswith(MODEL_OPTION_SUFFIX) and value
+    }
+
+
+def retriever_names(config: dict[str, Any]) -> list[str]:
+    """The retrievers a method's config entry names: every option ending in ``retriever``
+    (``retriever``, ``text_retriever``, ``image_retriever``…), in order, without repeats."""
+    names = [value for key, value in config.items() if key.endswith("retriever") and value]
+    return list(dict.fromkeys(names))
+
+
+def fused_entries(retrievers: dict[str, dict[str, Any]], name: str) -> dict[str, dict[str, Any]]:
+    """The config entries of the retrievers that entry ``name`` fuses (a hybrid's), by name;
+    the index rule builds their indexes first and hands them over."""
+    return {fused: retrievers[fused] for fused in component_names(retrievers, name)}
+
+
+def wants_gpu(entry: dict[str, Any]) -> bool:
+    """Whether a retriever entry runs on a CUDA device (the index job then needs a GPU)."""
+    return str(entry.get("device", "cpu")).startswith("cuda")
+
+
+__all__ = [
+    "check_references",
+    "component_names",
+    "download_job",
+    "download_keys",
+    "download_manifests",
+    "download_spec",
+    "experiment_grid",
+    "fused_entries",
+    "prepare_params",
+    "quantization_groups",
+    "report_figures",
+    "report_tables",
+    "retriever_names",
+    "role_models",
+    "shard_counts",
+    "shard_files",
+    "sharded_runs_pattern",
+    "top_k_series",
+    "wants_gpu",
+]

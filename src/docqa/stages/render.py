@@ -1,0 +1,260 @@
+"""The render stage: documents to page images, thumbnails and overview grids.
+
+A document is a PDF, or a folder of page images (slide decks that benchmarks ship as images:
+every file in the folder is a page, in file-name order). PDF pages are rendered with pypdfium2
+at the dpi the OCR stage will be told (``--dpi``), so text sizes in pixels match what tesseract
+expects. Page images are kept at their own size and converted to PNG; their dpi is the one the
+image file records, else :data:`IMAGE_DPI`. A document that cannot be rendered (a page image
+that cannot be read included: its page numbers would shift otherwise) is recorded in
+``failures.jsonl`` and skipped; the run goes on with the others.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Iterator
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+from PIL import Image, UnidentifiedImageError
+from tqdm import tqdm
+
+from docqa.core.document import Document, Page
+from docqa.core.failures import Failure, write_failures
+from docqa.core.jsonl import read_jsonl, write_jsonl
+from docqa.imaging.overview import make_thumbnail, write_overviews
+from docqa.runtime.checkpoint import Checkpoint, fingerprint
+
+log = logging.getLogger(__name__)
+
+STAGE = "render"
+REDOWNLOAD = "re-download it (or fix its path in documents.jsonl)"
+# The dpi of a page image whose file records none: screen resolution, as slides are exported.
+IMAGE_DPI = 96
+
+# pdfium's reasons for refusing to open a file, as (error, fix).
+_LOAD_ERRORS = {
+    pdfium_c.FPDF_ERR_FILE: ("the file could not be opened", REDOWNLOAD),
+    pdfium_c.FPDF_ERR_FORMAT: (
+        "not a valid PDF (corrupt, truncated or another format)",
+        REDOWNLOAD,
+    ),
+    pdfium_c.FPDF_ERR_PASSWORD: (
+        "the PDF is encrypted with a password",
+        "remove the password (qpdf --decrypt --password=PASSWORD in.pdf out.pdf) "
+        "or download an unprotected copy",
+    ),
+    pdfium_c.FPDF_ERR_SECURITY: (
+        "the PDF uses an unsupported encryption handler",
+        "remove the encryption (qpdf --decrypt in.pdf out.pdf) or download an unprotected copy",
+    ),
+}
+
+
+class BadDocument(Exception):
+    """A document that cannot be rendered: ``error`` says why, ``fix`` what to do."""
+
+    def __init__(self, error: str, fix: str) -> None:
+        super().__init__(f"{error}; {fix}")
+        self.error = error
+        self.fix = fix
+
+
+def open_pdf(path: Path) -> pdfium.PdfDocument:
+    """Open a PDF with at least one page, or raise ``BadDocument`` with the reason and fix.
+
+    This calls pdfium's loader directly instead of ``PdfDocument(path)``: pypdfium2 treats a
+    document without pages as a load failure and then reports pdfium's last error code, which
+    is left over from an earlier document (a stale "incorrect password", for instance).
+    """
+    if not path.is_file():
+        raise BadDocument("the file does not exist", REDOWNLOAD)
+    if path.stat().st_size == 0:
+        raise BadDocument("the file is empty (0 bytes)", REDOWNLOAD)
+    handle = pdfium_c.FPDF_LoadDocument((str(path.resolve()) + "\x00").encode("utf-8"), None)
+    if not handle:
+        code = pdfium_c.FPDF_GetLastError()
+        raise BadDocument(*_LOAD_ERRORS.get(code, (f"pdfium error code {code}", REDOWNLOAD)))
+    if pdfium_c.FPDF_GetPageCount(handle) < 1:
+        pdfium_c.FPDF_CloseDocument(handle)
+        raise BadDocument(
+            "the PDF has no pages", "re-download it, or remove it from the dataset if it is empty"
+        )
+    return pdfium.PdfDocument(handle)
+
+
+def render_document(
+    document: Document, out_dir: Path, dpi: int, thumb_width: int, grid: tuple[int, int]
+) -> dict[str, Any]:
+    """Render one document into ``out_dir/<doc_id>/``; raise ``BadDocument`` on bad input.
+
+    Returns the checkpoint row ``{"doc_id", "pages": [Page dicts], "overviews": [rows]}``.
+    Errors writing the outputs are not the document's fault and propagate.
+    """
+    _check_doc_id(document.doc_id)
+    doc_dir = out_dir / document.doc_id
+    pages = []
+    thumbnails = []
+    source = Path(document.path)
+    images = _image_pages(source) if source.is_dir() else _pdf_pages(source, dpi)
+    try:
+        for index, (image, page_dpi) in enumerate(images):
+            doc_dir.mkdir(parents=True, exist_ok=True)
+            image_path = doc_dir / f"page-{index:03d}.png"
+            thumb_path = doc_dir / f"thumb-{index:03d}.png"
+            image.save(image_path)
+            make_thumbnail(image, thumb_width).save(thumb_path)
+            thumbnails.append(thumb_path)
+            page = Page(
+                doc_id=document.doc_id,
+                index=index,
+                image=str(image_path),
+                width=image.width,
+                height=image.height,
+                dpi=page_dpi,
+                thumbnail=str(thumb_path),
+            )
+            pages.append(page.to_dict())
+    except BadDocument:
+        shutil.rmtree(doc_dir, ignore_errors=True)  # no half-rendered document is left behind
+        raise
+    overviews = write_overviews(document.doc_id, thumbnails, doc_dir, grid)
+    return {"doc_id": document.doc_id, "pages": pages, "overviews": overviews}
+
+
+def _pdf_pages(path: Path, dpi: int) -> Iterator[tuple[Image.Image, int]]:
+    with open_pdf(path) as pdf:
+        for index in range(len(pdf)):
+            yield _render_page(pdf, index, dpi), dpi
+
+
+def _image_pages(folder: Path) -> Iterator[tuple[Image.Image, int]]:
+    """The pages of a folder of page images, in file-name order (``page-2`` before ``page-10``),
+    each as an RGB image with its dpi."""
+    files = sorted(
+        (path for path in folder.iterdir() if not path.name.startswith(".")),
+        key=_natural_key,
+    )
+    if not files:
+        raise BadDocument("the page folder holds no page image", REDOWNLOAD)
+    for index, path in enumerate(files):
+        try:
+            with Image.open(path) as opened:
+                opened.load()
+                image = opened.convert("RGB")
+                recorded = opened.info.get("dpi")
+        except (UnidentifiedImageError, OSError, ValueError) as error:
+            raise BadDocument(
+                f"page {index} (0-based) image {path.name} cannot be read ({error})",
+                "re-download the dataset; if the image is broken upstream, the document is skipped",
+            ) from None
+        yield image, _image_dpi(recorded)
+
+
+def _image_dpi(recorded: Any) -> int:
+    try:
+        dpi = round(float(recorded[0]))
+    except (TypeError, ValueError, IndexError):
+        return IMAGE_DPI
+    return dpi if 50 <= dpi <= 1200 else IMAGE_DPI
+
+
+def _natural_key(path: Path) -> list[Any]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
+
+
+def render_dataset(
+    documents: Path,
+    out_dir: Path,
+    dpi: int = 200,
+    thumb_width: int = 256,
+    grid: tuple[int, int] = (4, 3),
+) -> None:
+    """Render every document of ``documents`` (a documents.jsonl) into ``out_dir``.
+
+    Writes per document ``<doc_id>/page-000.png …``, ``thumb-000.png …`` and
+    ``overview-00.png …`` (``grid`` = columns x rows pages per overview image), and for the
+    dataset ``pages.jsonl`` (Page rows), ``overviews.jsonl`` (``{"doc_id", "image", "pages"}``),
+    ``failures.jsonl`` (always; empty when all rendered) and ``rendered.jsonl`` (one row per
+    document: its pages and overviews, or its failure). Rows follow the order of
+    ``documents``. The job is resumable per document: a rerun after a kill keeps the documents
+    already done. ``Page.index`` and the overview rows' ``pages`` are 0-based; the labels drawn
+    on the overview images are 1-based ("p. 1" is page index 0).
+
+    A relative ``Document.path`` is read relative to the working directory (the workflow root).
+    """
+    documents, out_dir = Path(documents), Path(out_dir)
+    docs = _read_documents(documents)
+    settings = {"dpi": dpi, "thumb_width": thumb_width, "grid": list(grid)}
+    job = fingerprint({"stage": STAGE, **settings}, documents)
+    checkpoint = Checkpoint(out_dir / "rendered.jsonl", job, key="doc_id")
+    try:
+        for document in tqdm(docs, desc=f"render {documents}", unit="doc"):
+            if checkpoint.done(document.doc_id):
+                continue
+            try:
+                row = render_document(document, out_dir, dpi, thumb_width, grid)
+            except BadDocument as bad:
+                failure = Failure(
+                    stage=STAGE,
+                    doc_id=document.doc_id,
+                    path=document.path,
+                    error=bad.error,
+                    fix=bad.fix,
+                )
+                log.warning("skipped %s", failure.describe())
+                row = {"doc_id": document.doc_id, "failure": failure.to_dict()}
+            checkpoint.append(row)
+        rows = checkpoint.finish(document.doc_id for document in docs)
+    finally:
+        checkpoint.close()
+    write_jsonl(out_dir / "pages.jsonl", (page for row in rows for page in row.get("pages", [])))
+    write_jsonl(out_dir / "overviews.jsonl", (o for row in rows for o in row.get("overviews", [])))
+    failures = [Failure.from_dict(row["failure"]) for row in rows if "failure" in row]
+    write_failures(out_dir / "failures.jsonl", failures)
+    log.info(
+        "rendered %d of %d documents into %s; %d failed (listed in failures.jsonl)",
+        len(rows) - len(failures),
+        len(rows),
+        out_dir,
+        len(failures),
+    )
+
+
+def _render_page(pdf: pdfium.PdfDocument, index: int, dpi: int) -> Image.Image:
+    try:
+        page = pdf[index]
+        try:
+            return page.render(scale=dpi / 72).to_pil()
+        finally:
+            page.close()
+    except pdfium.PdfiumError as error:
+        raise BadDocument(
+            f"page {index} (0-based) could not be rendered ({error})",
+            "re-download it; if that does not help, repair the PDF (qpdf in.pdf out.pdf)",
+        ) from None
+
+
+def _check_doc_id(doc_id: str) -> None:
+    """Document ids name directories: refuse ids that would write outside ``out_dir``."""
+    if not doc_id or doc_id in {".", ".."} or "/" in doc_id or "\\" in doc_id:
+        raise BadDocument(
+            f"document id {doc_id!r} is not usable as a directory name",
+            "give the document an id without path separators in its dataset adapter",
+        )
+
+
+def _read_documents(documents: Path) -> list[Document]:
+    docs = [Document.from_dict(row) for row in read_jsonl(documents)]
+    seen: set[str] = set()
+    for document in docs:
+        if document.doc_id in seen:
+            raise ValueError(
+                f"{documents}: doc_id {document.doc_id!r} appears twice; "
+                "ids must be unique, fix the dataset adapter that wrote this file"
+            )
+        seen.add(document.doc_id)
+    return docs

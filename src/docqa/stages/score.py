@@ -1,0 +1,392 @@
+"""The score stage: one run's predictions scored against its dataset's questions.
+
+Steps: the metric's model step, if it has one (answer extraction: by a model when option
+``model`` names one, else by rules; judging: always by a model), then each question's scores,
+the metric's aggregates, evidence-page retrieval scores, and a 95% bootstrap interval for
+every aggregate (:mod:`docqa.metrics.bootstrap`). The score file holds the per-question rows too, so
+tables and tests can be recomputed from it without rescoring.
+
+Every question is scored and counted. A question without a prediction, or whose prediction
+carries an error, is not sent to a model and scores 0 in every score it has; ``summary``
+counts both under ``errors`` and the missing ones again under ``missing``. A prediction for a
+question id the questions file does not hold, or two predictions for one question, is an
+error: the run and the questions do not belong together, and no score would mean anything.
+
+The file: ``summary`` (counts, the metric's columns ``overall``/``num``/``f1``/``em``, the
+evidence-page scores ``page_*``, usage (calls, tokens, fallbacks, budget retries; no wall-clock
+times, so that a rerun writes the same bytes: the report reads those from the run's timings
+file, :func:`docqa.report.inputs.run_timings`), ``agent`` (:func:`agent_measures`:
+the means of the per-question measures an agentic method leaves as its trace's last step, if
+any), ``intervals`` of every score in it, and ``scorer``:
+what the model step ran with, its model's identity and prompt hash, and how many questions it
+failed on), ``aggregate`` (all of the metric's aggregates) with ``aggregate_intervals``,
+``breakdown`` (per tag and per the benchmark's own groupings: questions, headline score,
+interval), ``bootstrap`` (how the intervals were drawn) and ``per_question``.
+
+Summary, aggregate and breakdown scores and their intervals are percentages rounded to 2
+decimals; per-question scores are fractions in [0, 1] rounded to 4 decimals; ``None``
+wherever a score is undefined.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from statistics import fmean
+from typing import Any, Awaitable, Callable, Mapping, Sequence, TypeVar
+
+from docqa.backends.base import Backend
+from docqa.backends.cache import ResponseCache
+from docqa.backends.client import ModelClient
+from docqa.core.jsonl import read_jsonl
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
+from docqa.metrics import METRICS, retrieval
+from docqa.metrics.aggregation import tag_values
+from docqa.metrics.base import Metric, Options, Scores, scored_text
+from docqa.metrics.bootstrap import LEVEL, RESAMPLES, SEED, bootstrap_ci, bootstrap_statistics
+
+META_KEYS = ("dataset", "method", "model")
+MISSING = "missing prediction"
+PAGE_PREFIX = "page_"
+#: Usage fields summed over a run's predictions into its summary
+USAGE_COUNTS = (
+    "calls",
+    "tokens_in",
+    "tokens_out",
+    "image_tokens",
+    "images_as_text",
+    "fallbacks",
+    "budget_retries",
+)
+#: per-question numbers of an agent's trace summary whose mean goes into ``summary.agent``
+AGENT_MEANS = ("steps", "navigation_rounds", "pages_retrieved")
+T = TypeVar("T")
+
+# Breakdown name → the group(s) a question's row falls in; a question with several evidence
+# sources counts in each, a question without the tag in none. A metric's own breakdowns
+# (``Metric.breakdowns``) are added, and replace these where the names are the same.
+BREAKDOWNS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
+    "kind": lambda row: tag_values(row, "kind"),
+    "evidence_source": lambda row: tag_values(row, "evidence_sources"),
+    "answer_format": lambda row: [row["answer_format"]],
+}
+
+
+def score_run(
+    questions: Path,
+    predictions: Path,
+    metric: str,
+    options: Options,
+    meta: dict[str, Any],
+    *,
+    backend: Backend | None = None,
+    cache: Path | None = None,
+) -> dict[str, Any]:
+    """Score ``predictions`` (Prediction rows) against ``questions`` (Question rows).
+
+    ``meta`` gives the run's ``dataset``, ``method`` and ``model``; ``options`` are the
+    metric's options, checked against the ones it takes. ``backend`` is the model of the
+    metric's model step when its option ``model`` names one (``cache``: the response cache
+    file for its calls); without a model, answers are extracted by rules.
+    """
+    missing_meta = [key for key in META_KEYS if key not in meta]
+    if missing_meta:
+        raise ValueError(f"score_run: meta lacks {missing_meta}; it needs {list(META_KEYS)}")
+    scorer = METRICS.get(metric)
+    resolved = scorer.resolve_options(options, metric)
+    asked = _read_questions(questions)
+    answered = _read_predictions(predictions, {q.question_id for q in asked}, questions)
+    given = [answered.get(q.question_id) for q in asked]
+
+    prepared = _prepare(scorer, resolved, metric, asked, given, backend, cache)
+    rows = [
+        _score_question(scorer, resolved, question, prediction, step)
+        for question, prediction, step in zip(asked, given, prepared)
+    ]
+    return {
+        **{key: meta[key] for key in META_KEYS},
+        "metric": metric,
+        "options": resolved,
+        "bootstrap": {"method": "percentile", "resamples": RESAMPLES, "seed": SEED, "level": LEVEL},
+        **_aggregates(
+            scorer,
+            resolved,
+            rows,
+            list(answered.values()),
+            _describe(scorer, resolved, backend, rows),
+        ),
+        "per_question": [_rounded(row) for row in rows],
+    }
+
+
+def write_scores(scores: dict[str, Any], path: Path) -> None:
+    """Write a score file atomically: it appears complete or not at all."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(scores, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _read_questions(path: Path) -> list[Question]:
+    questions: list[Question] = []
+    seen: set[str] = set()
+    for number, row in enumerate(read_jsonl(path), start=1):
+        try:
+            question = Question.from_dict(row)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{path}: question row {number}: {error}") from None
+        if question.question_id in seen:
+            raise ValueError(f"{path}: question id {question.question_id!r} appears twice")
+        seen.add(question.question_id)
+        questions.append(question)
+    return questions
+
+
+def _read_predictions(path: Path, known: set[str], questions: Path) -> dict[str, Prediction]:
+    predictions: dict[str, Prediction] = {}
+    for number, row in enumerate(read_jsonl(path), start=1):
+        try:
+            prediction = Prediction.from_dict(row)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{path}: prediction row {number}: {error}") from None
+        qid = prediction.question_id
+        if qid not in known:
+            raise ValueError(
+                f"{path}: prediction row {number} is for question id {qid!r}, which {questions} "
+                "does not hold; were the predictions made for another dataset?"
+            )
+        if qid in predictions:
+            raise ValueError(f"{path}: question id {qid!r} has two predictions (row {number})")
+        predictions[qid] = prediction
+    return predictions
+
+
+def _failed(prediction: Prediction | None) -> bool:
+    return prediction is None or bool(prediction.error)
+
+
+def _prepare(
+    scorer: Metric,
+    options: Options,
+    name: str,
+    questions: list[Question],
+    predictions: list[Prediction | None],
+    backend: Backend | None,
+    cache: Path | None,
+) -> list[Scores]:
+    """The model step's result per question; ``{}`` where there is no step or no answer."""
+    prepared: list[Scores] = [{} for _ in questions]
+    if scorer.prepare is None:
+        return prepared
+    todo = [(i, p.answer) for i, p in enumerate(predictions) if p is not None and not p.error]
+    asked = [questions[i] for i, _ in todo]
+    answers = [answer for _, answer in todo]
+    step = scorer.prepare
+    if not scorer.uses_model(options):
+        results = asyncio.run(step(asked, answers, options, None))
+    elif backend is None:
+        raise ValueError(
+            f"metric {name!r} is configured with model {options['model']!r}, but the score "
+            "stage was given no backend: pass score_run(..., backend=create_backend(...))"
+        )
+    else:
+        results = asyncio.run(
+            _with_client(backend, cache, lambda client: step(asked, answers, options, client))
+        )
+    for (index, _), result in zip(todo, results):
+        prepared[index] = result
+    return prepared
+
+
+async def _with_client(
+    backend: Backend, cache: Path | None, work: Callable[[ModelClient], Awaitable[T]]
+) -> T:
+    client = ModelClient(backend, None if cache is None else ResponseCache(cache))
+    try:
+        return await work(client)
+    finally:
+        await client.close()
+
+
+def _score_question(
+    scorer: Metric,
+    options: Options,
+    question: Question,
+    prediction: Prediction | None,
+    prepared: Scores,
+) -> dict[str, Any]:
+    """One question's row, unrounded: its scores, page scores and what was compared."""
+    answered = prediction or Prediction(question.question_id, "")
+    scores = scorer.score(question, answered, prepared, options)
+    if _failed(prediction):
+        scores = {key: 0.0 if isinstance(value, float) else value for key, value in scores.items()}
+    pages = retrieval.score(question.evidence_pages, answered.pages)
+    return {
+        "question_id": question.question_id,
+        "kind": question.tags.get("kind"),
+        "answer_format": question.answer_format,
+        **prepared,
+        **scores,
+        "score": scores[scorer.row_score],
+        **{PAGE_PREFIX + key: value for key, value in pages.items()},
+        "answer": answered.answer,
+        "pred": scored_text(answered, prepared),
+        "gold": question.answer,
+        "error": MISSING if prediction is None else prediction.error,
+        "evidence_pages": question.evidence_pages,
+        "tags": question.tags,
+    }
+
+
+def _describe(
+    scorer: Metric, options: Options, backend: Backend | None, rows: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """What produced the scores: the metric's step, its model's identity, its failures."""
+    if scorer.prepare is None:
+        return {}
+    described = dict(scorer.describe(options))
+    if scorer.uses_model(options) and backend is not None:
+        described["model_identity"] = backend.identity
+    described["step_failures"] = sum(1 for row in rows if row.get("step_error"))
+    return described
+
+
+def _aggregates(
+    scorer: Metric,
+    options: Options,
+    rows: list[dict[str, Any]],
+    predictions: list[Prediction],
+    described: dict[str, Any],
+) -> dict[str, Any]:
+    """``summary``, ``aggregate``, ``aggregate_intervals`` and ``breakdown`` of the rows;
+    ``described`` (what the model step ran with) goes into the summary as ``scorer``."""
+
+    def statistic(subset: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        return scorer.aggregate(subset, options)
+
+    aggregate = statistic(rows)
+    intervals = {path[0]: bounds for path, bounds in bootstrap_statistics(rows, statistic).items()}
+    headline = scorer.columns["overall"]
+    breakdowns = {**BREAKDOWNS, **scorer.breakdowns}
+    return {
+        "summary": {
+            **_summary(scorer, aggregate, intervals, rows, predictions),
+            "scorer": described,
+        },
+        "aggregate": {
+            key: _percent(value) if isinstance(value, float) else value
+            for key, value in aggregate.items()
+        },
+        "aggregate_intervals": {key: _interval(value) for key, value in intervals.items()},
+        "breakdown": {
+            name: _breakdown(rows, groups_of, statistic, headline)
+            for name, groups_of in breakdowns.items()
+        },
+    }
+
+
+def _summary(
+    scorer: Metric,
+    aggregate: Mapping[str, Any],
+    intervals: Mapping[str, tuple[float, float]],
+    rows: list[dict[str, Any]],
+    predictions: list[Prediction],
+) -> dict[str, Any]:
+    columns: dict[str, Any] = {}
+    column_intervals: dict[str, Any] = {}
+    for column, key in scorer.columns.items():
+        columns[column] = _percent(aggregate.get(key))
+        column_intervals[column] = _interval(intervals.get(key))
+        if f"{key}_questions" in aggregate:
+            columns[f"{column}_questions"] = aggregate[f"{key}_questions"]
+    for name in retrieval.score_names():
+        # the mean over the questions where the page score is defined, and its interval
+        defined = [row[PAGE_PREFIX + name] for row in rows if row[PAGE_PREFIX + name] is not None]
+        columns[PAGE_PREFIX + name] = _percent(fmean(defined) if defined else None)
+        column_intervals[PAGE_PREFIX + name] = _interval(bootstrap_ci(defined))
+    return {
+        "questions": len(rows),
+        "predictions": len(predictions),
+        "errors": sum(1 for row in rows if row["error"]),
+        "missing": sum(1 for row in rows if row["error"] == MISSING),
+        **{column: None for column in ("num", "f1", "overall")},
+        **columns,
+        **{name: sum(getattr(p.usage, name) for p in predictions) for name in USAGE_COUNTS},
+        "agent": agent_measures(predictions),
+        "intervals": column_intervals,
+    }
+
+
+def agent_measures(predictions: Sequence[Prediction]) -> dict[str, Any]:
+    """Means over questions of the measures an agentic method (DocPilot) leaves in its trace's
+    last step, ``{"step": "summary", ...}``; ``{}`` when no prediction has one.
+
+    ``recall_by_round[r]`` is the mean cumulative evidence recall after navigation round r+1
+    over the questions with gold pages and at least one round; a question that stopped
+    navigating earlier keeps its last recall (cumulative recall cannot drop).
+    ``calls_per_action``: mean executed calls of each action per question.
+    """
+    last_steps = [p.trace[-1] for p in predictions if p.trace]
+    summaries = [step for step in last_steps if step.get("step") == "summary"]
+    if not summaries:
+        return {}
+    curves = [s["recall_by_round"] for s in summaries if s.get("recall_by_round")]
+    rounds = max((len(curve) for curve in curves), default=0)
+    actions = sorted({name for s in summaries for name in s.get("calls_per_action", {})})
+    return {
+        "questions": len(summaries),
+        "recall_questions": len(curves),
+        "recall_by_round": [
+            round(100.0 * fmean(curve[min(r, len(curve) - 1)] for curve in curves), 2)
+            for r in range(rounds)
+        ],
+        "calls_per_action": {
+            name: round(fmean(s.get("calls_per_action", {}).get(name, 0) for s in summaries), 3)
+            for name in actions
+        },
+        **{name: round(fmean(float(s.get(name, 0)) for s in summaries), 3) for name in AGENT_MEANS},
+    }
+
+
+def _breakdown(
+    rows: list[dict[str, Any]],
+    groups_of: Callable[[Mapping[str, Any]], list[str]],
+    statistic: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]],
+    headline: str,
+) -> dict[str, dict[str, Any]]:
+    """Per group: its questions, its headline aggregate and that aggregate's interval."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        for group in groups_of(row):
+            groups.setdefault(group, []).append(row)
+
+    def overall(members: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        return {"overall": statistic(members).get(headline)}
+
+    return {
+        group: {
+            "questions": len(members),
+            "overall": _percent(overall(members)["overall"]),
+            "interval": _interval(bootstrap_statistics(members, overall).get(("overall",))),
+        }
+        for group, members in sorted(groups.items())
+    }
+
+
+def _rounded(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The row with its scores rounded; the gold answer stays as the dataset gives it."""
+    return {
+        key: round(value, 4) if isinstance(value, float) and key != "gold" else value
+        for key, value in row.items()
+    }
+
+
+def _percent(fraction: float | None) -> float | None:
+    return None if fraction is None else round(100.0 * fraction, 2)
+
+
+def _interval(interval: tuple[float, float] | None) -> list[float] | None:
+    return None if interval is None else [round(100.0 * bound, 2) for bound in interval]
