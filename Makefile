@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 SETUP_DONE := $(VENV)/.docqa-setup-done
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup reproduce test lock env-locks tesseract chromium clean-results
+.PHONY: setup reproduce test lint lock env-locks tesseract chromium clean-results
 
 setup: $(SETUP_DONE) tesseract
 
@@ -36,6 +36,15 @@ reproduce: setup
 
 test: setup chromium
 	$(BIN)/python -m pytest
+
+# The habits every change keeps (also .pre-commit-config.yaml): ruff's rules and format (rules
+# in pyproject.toml), snakefmt on the workflow, mypy on src/docqa, hadolint on the Dockerfile.
+lint: setup
+	$(BIN)/ruff check src tests rules benchmarks
+	$(BIN)/ruff format --check src tests rules benchmarks
+	$(BIN)/snakefmt --check Snakefile rules
+	$(BIN)/mypy
+	$(BIN)/hadolint Dockerfile
 
 # Refresh requirements.lock from a fresh install of pyproject.toml's pins.
 lock:

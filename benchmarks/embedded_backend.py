@@ -29,12 +29,12 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import torch  # noqa: E402
+import torch
 
-from docqa.backends.preparation import prepare_model, read_model_card  # noqa: E402
-from docqa.backends.request import ChatRequest, Generation  # noqa: E402
-from docqa.backends.transformers_lm import LMSettings, TransformersLM  # noqa: E402
-from docqa.methods.prompts import reading_prompt  # noqa: E402
+from docqa.backends.preparation import prepare_model, read_model_card
+from docqa.backends.request import ChatRequest, Generation
+from docqa.backends.transformers_lm import LMSettings, TransformersLM
+from docqa.methods.prompts import reading_prompt
 
 RESULTS = Path(__file__).parent / "results" / "embedded_backend.json"
 BATCH_SIZES = (1, 4, 8)

@@ -28,9 +28,10 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pypdfium2 as pdfium
 import torch

@@ -44,11 +44,11 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import torch  # noqa: E402
+import torch
 
-from docqa.backends.pixels import DEFAULT_MAX_PIXELS  # noqa: E402
-from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
-from docqa.backends.vlm import TransformersVLM, VLMSettings  # noqa: E402
+from docqa.backends.pixels import DEFAULT_MAX_PIXELS
+from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.backends.vlm import TransformersVLM, VLMSettings
 
 RESULTS = Path(__file__).parent / "results"
 GiB = 2**30
@@ -136,7 +136,19 @@ CHAT_TEMPLATE = (
     "{% endfor %}<|im_end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
-WORDS = "revenue margin growth region quarter total report chart table page figure".split()
+WORDS = [
+    "revenue",
+    "margin",
+    "growth",
+    "region",
+    "quarter",
+    "total",
+    "report",
+    "chart",
+    "table",
+    "page",
+    "figure",
+]
 
 
 def build_model(folder: Path, shape: str, device: str) -> int:

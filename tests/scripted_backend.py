@@ -3,7 +3,8 @@ calls a model: the metrics that ask a judge or an answer extractor, and the meth
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from docqa.backends.base import Backend, Completion
 from docqa.backends.request import ChatRequest

@@ -15,7 +15,8 @@ def test_resume_skips_done_items_and_writes_in_order(tmp_path: Path) -> None:
     first.close()  # the job dies here
 
     second = Checkpoint(out, "settings-a", key="id")
-    assert second.done("b") and not second.done("a")
+    assert second.done("b")
+    assert not second.done("a")
     second.append({"id": "a", "v": 1})
     rows = second.finish(["a", "b"])
     assert rows == [{"id": "a", "v": 1}, {"id": "b", "v": 2}]
@@ -31,7 +32,8 @@ def test_a_line_cut_by_the_kill_is_redone(tmp_path: Path) -> None:
     with open(checkpoint.partial, "a") as handle:
         handle.write('{"id": "b", "ans')  # torn write
     resumed = Checkpoint(out, "s", key="id")
-    assert resumed.done("a") and not resumed.done("b")
+    assert resumed.done("a")
+    assert not resumed.done("b")
     resumed.append({"id": "b"})
     assert [r["id"] for r in resumed.finish(["a", "b"])] == ["a", "b"]
 

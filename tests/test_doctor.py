@@ -28,7 +28,8 @@ def checks_of(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict
 def test_doctor_reports_this_machine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, checks = checks_of(capsys, "--results", str(tmp_path / "results"))
     assert status == 0
-    assert checks["torch"]["status"] == "ok" and "2.14.1" in checks["torch"]["detail"]
+    assert checks["torch"]["status"] == "ok"
+    assert "2.14.1" in checks["torch"]["detail"]
     assert checks["tesseract"]["status"] == "ok"
     assert checks["tesseract"]["detail"].startswith("tesseract 5")
     assert "backend" in checks["bitsandbytes"]["detail"]
@@ -36,7 +37,8 @@ def test_doctor_reports_this_machine(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "disk hf_cache" in checks
     if shutil.which("nvidia-smi") is None:
         gpu = checks["gpu"]
-        assert gpu["status"] == "info" and gpu["detail"].startswith("no GPU")
+        assert gpu["status"] == "info"
+        assert gpu["detail"].startswith("no GPU")
         assert "runs on the CPU with the embedded model" in gpu["detail"]
     else:
         assert checks["cuda driver"]["status"] in ("ok", "warn")
@@ -49,7 +51,8 @@ def test_without_tesseract_the_default_run_is_blocked(
     status = main(["doctor"])
     text = capsys.readouterr().out
     assert status == 1
-    assert "[error] tesseract" in text and "fix: sudo apt-get install -y tesseract-ocr" in text
+    assert "[error] tesseract" in text
+    assert "fix: sudo apt-get install -y tesseract-ocr" in text
 
 
 def test_little_free_disk_is_a_warning_with_what_to_do(
@@ -57,7 +60,8 @@ def test_little_free_disk_is_a_warning_with_what_to_do(
 ) -> None:
     monkeypatch.setitem(doctor.MIN_FREE_GB, "hf_cache", 1e12)
     check = doctor.check_free_disk("hf_cache", tmp_path / "not-yet" / "hub")
-    assert check.status == "warn" and "HF_HUB_CACHE=" in check.fix
+    assert check.status == "warn"
+    assert "HF_HUB_CACHE=" in check.fix
     assert doctor.check_free_disk("results", tmp_path).status == "ok"
 
 
@@ -76,9 +80,12 @@ def test_the_driver_cuda_version_picks_the_torch_build() -> None:
 
 def test_a_cuda_13_torch_on_a_cuda_12_driver_says_which_wheel_to_install() -> None:
     check = doctor.runtime_check(None, "13.0", (12, 8), available=False)
-    assert check.status == "warn" and "torch sees no GPU" in check.detail
-    assert "torch==2.14.1+cu128" in check.fix and "whl/cu128" in check.fix
+    assert check.status == "warn"
+    assert "torch sees no GPU" in check.detail
+    assert "torch==2.14.1+cu128" in check.fix
+    assert "whl/cu128" in check.fix
     old = doctor.runtime_check(None, "13.0", (12, 2), available=False)
     assert old.fix == "update the NVIDIA driver to CUDA 12.6 or newer"
     cpu_only = doctor.runtime_check(None, None, (12, 6), available=False)
-    assert "CPU-only build" in cpu_only.detail and "+cu126" in cpu_only.fix
+    assert "CPU-only build" in cpu_only.detail
+    assert "+cu126" in cpu_only.fix

@@ -85,12 +85,15 @@ def test_a_killed_job_releases_its_gpus(tmp_path: Path) -> None:
     )
     deadline = time.monotonic() + 60
     while not all((tmp_path / "locks" / f"gpu{i}.lock").exists() for i in range(4)):
-        assert time.monotonic() < deadline and holder.poll() is None
+        assert time.monotonic() < deadline
+        assert holder.poll() is None
         time.sleep(0.05)
     time.sleep(0.3)
-    with pytest.raises(TimeoutError, match="no 1 free GPU"):
-        with gpus_for_job(1, gpus=["0", "1", "2", "3"], lock_dir=tmp_path / "locks", wait_s=0.2):
-            pass
+    with (
+        pytest.raises(TimeoutError, match="no 1 free GPU"),
+        gpus_for_job(1, gpus=["0", "1", "2", "3"], lock_dir=tmp_path / "locks", wait_s=0.2),
+    ):
+        pass
     holder.send_signal(signal.SIGKILL)
     holder.wait(timeout=30)
     with gpus_for_job(4, gpus=["0", "1", "2", "3"], lock_dir=tmp_path / "locks", wait_s=5) as held:
@@ -102,16 +105,20 @@ def test_visible_devices_are_set_inside_and_restored_after(
 ) -> None:
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "7")
     with gpus_for_job(2, gpus=["5", "6", "7"], lock_dir=tmp_path) as held:
-        assert held == ["5", "6"] and os.environ["CUDA_VISIBLE_DEVICES"] == "5,6"
+        assert held == ["5", "6"]
+        assert os.environ["CUDA_VISIBLE_DEVICES"] == "5,6"
     assert os.environ["CUDA_VISIBLE_DEVICES"] == "7"
     with gpus_for_job(0, gpus=["5"], lock_dir=tmp_path) as held:
-        assert held == [] and os.environ["CUDA_VISIBLE_DEVICES"] == ""  # a CPU job sees none
+        assert held == []
+        assert os.environ["CUDA_VISIBLE_DEVICES"] == ""
 
 
 def test_asking_for_more_gpus_than_there_are_names_the_fix(tmp_path: Path) -> None:
-    with pytest.raises(RuntimeError, match="asks for 3 GPU.*has 2.*gpus in the config"):
-        with gpus_for_job(3, gpus=["0", "1"], lock_dir=tmp_path):
-            pass
+    with (
+        pytest.raises(RuntimeError, match="asks for 3 GPU.*has 2.*gpus in the config"),
+        gpus_for_job(3, gpus=["0", "1"], lock_dir=tmp_path),
+    ):
+        pass
 
 
 def test_which_gpus_the_machine_has(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -132,7 +139,8 @@ def test_under_slurm_nothing_is_locked_or_changed(
     monkeypatch.setenv("SLURM_JOB_ID", "42")
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
     with gpus_for_job(1, lock_dir=tmp_path / "locks") as held:
-        assert held is None and os.environ["CUDA_VISIBLE_DEVICES"] == "0"
+        assert held is None
+        assert os.environ["CUDA_VISIBLE_DEVICES"] == "0"
     assert not (tmp_path / "locks").exists()
 
 

@@ -21,8 +21,8 @@ from docqa.stages.ocr import MAX_LINE_GAP, TesseractWord, group_lines, load_page
 from docqa.stages.render import render_dataset
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.backends.backend_pdf import PdfPages
 
 DPI = 200
 
@@ -86,12 +86,14 @@ def test_words_and_numbers_are_found_inside_their_page(rendered: Path, ocred: Pa
     for element in row["elements"]:
         x0, y0, x1, y1 = element["bbox"]
         page = pages[element["page"]]
-        assert 0 <= x0 < x1 <= page["width"] and 0 <= y0 < y1 <= page["height"]
+        assert 0 <= x0 < x1 <= page["width"]
+        assert 0 <= y0 < y1 <= page["height"]
         assert 0 <= element["conf"] <= 100
     for kind in ("word", "line", "block"):
         for page in (0, 1):
             of_kind = [e for e in row["elements"] if e["kind"] == kind and e["page"] == page]
-            assert sorted(e["order"] for e in of_kind) == list(range(len(of_kind))) and of_kind
+            assert sorted(e["order"] for e in of_kind) == list(range(len(of_kind)))
+            assert of_kind
     assert not [e for e in row["elements"] if e["page"] == 2]
     assert read_failures(ocred.with_name("elements.failures.jsonl")) == []
 

@@ -75,7 +75,8 @@ def test_a_document_becomes_at_most_five_grids_covering_every_page_once(tmp_path
     assert len(grids) == 5
     assert [i for run, _ in grids for i in run] == list(range(13))
     first_run, first = grids[0]
-    assert len(first_run) == 3 and first.size == (3 * 40, 30)
+    assert len(first_run) == 3
+    assert first.size == (3 * 40, 30)
     assert cell_colour(first, 2, 0) == COLOURS[2]
 
 

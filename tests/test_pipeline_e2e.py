@@ -54,7 +54,8 @@ def test_the_run_leaves_tables_figures_and_counts_failures(finished_run: Path) -
     failures = [
         json.loads(line) for line in (work / "results/pages/synthslides/failures.jsonl").open()
     ]
-    assert len(failures) == 3 and all(f["error"] and f["fix"] for f in failures)
+    assert len(failures) == 3
+    assert all(f["error"] and f["fix"] for f in failures)
     table = (work / "results/tables/results.md").read_text()
     assert "3 documents failed" in table
     scores = json.loads(

@@ -102,7 +102,10 @@ def test_the_slurm_profile_gives_infer_jobs_a_gpu_partition_and_type(tmp_path: P
     shards = job_resources(done.stdout, "infer_shard")
     assert len(shards) == 2
     for resources in shards:
-        assert "gpu=1" in resources and "gpu_model=a100" in resources
-        assert "slurm_partition=gpu" in resources and "runtime=1440" in resources
+        assert "gpu=1" in resources
+        assert "gpu_model=a100" in resources
+        assert "slurm_partition=gpu" in resources
+        assert "runtime=1440" in resources
     (merge,) = job_resources(done.stdout, "merge_shards")
-    assert "slurm_partition=cpu" in merge and "gpu=" not in merge
+    assert "slurm_partition=cpu" in merge
+    assert "gpu=" not in merge

@@ -15,8 +15,8 @@ from docqa.core.jsonl import read_jsonl
 from docqa.stages.render import render_dataset
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.backends.backend_pdf import PdfPages
 
 # (width, height) in inches of the three test pages; at DPI pixels = inches * DPI.
 PAGE_INCHES = [(4, 3), (3, 4), (4, 3)]
@@ -68,8 +68,9 @@ def test_render_writes_pages_thumbnails_and_overviews(tmp_path: Path) -> None:
 
     pages = list(read_jsonl(out / "pages.jsonl"))
     assert [(p["doc_id"], p["index"]) for p in pages] == [("deck", 0), ("deck", 1), ("deck", 2)]
-    for page, (width, height) in zip(pages, PAGE_INCHES):
-        assert abs(page["width"] - width * DPI) <= 1 and abs(page["height"] - height * DPI) <= 1
+    for page, (width, height) in zip(pages, PAGE_INCHES, strict=True):
+        assert abs(page["width"] - width * DPI) <= 1
+        assert abs(page["height"] - height * DPI) <= 1
         assert page["dpi"] == DPI
         assert Image.open(page["image"]).size == (page["width"], page["height"])
         assert Image.open(page["thumbnail"]).width == 64
@@ -106,7 +107,8 @@ def test_bad_documents_are_recorded_and_skipped(tmp_path: Path) -> None:
 
     failures = {f.doc_id: f for f in read_failures(out / "failures.jsonl")}
     assert list(failures) == ["empty", "garbage", "no-pages", "missing"]
-    assert "empty" in failures["empty"].error and "re-download" in failures["empty"].fix
+    assert "empty" in failures["empty"].error
+    assert "re-download" in failures["empty"].fix
     assert "not a valid PDF" in failures["garbage"].error
     assert "no pages" in failures["no-pages"].error
     assert "does not exist" in failures["missing"].error
@@ -222,7 +224,8 @@ def test_a_corrupt_page_image_skips_its_document(tmp_path: Path) -> None:
 
     failures = {f.doc_id: f for f in read_failures(out / "failures.jsonl")}
     assert "page 1 (0-based) image page-0001.jpg cannot be read" in failures["bad"].error
-    assert "re-download" in failures["bad"].fix and failures["bad"].path == str(bad)
+    assert "re-download" in failures["bad"].fix
+    assert failures["bad"].path == str(bad)
     assert "no page image" in failures["empty"].error
     assert not (out / "bad").exists()  # nothing half-rendered is left
     assert [(p["doc_id"], p["index"]) for p in read_jsonl(out / "pages.jsonl")] == [("good", 0)]

@@ -55,15 +55,18 @@ def test_a_rerun_from_nothing_writes_the_same_bytes(
     predictions = (first / RUN / "predictions.jsonl").read_bytes()
     assert predictions == (second / RUN / "predictions.jsonl").read_bytes()
     rows = [json.loads(line) for line in predictions.splitlines()]
-    assert len(rows) == 11 and sum(1 for row in rows if row["answer"]) >= 5
+    assert len(rows) == 11
+    assert sum(1 for row in rows if row["answer"]) >= 5
     # the measurements that differ between runs live beside the predictions, not in them
-    assert b'"seconds"' not in predictions and b"peak_memory_mb" not in predictions
+    assert b'"seconds"' not in predictions
+    assert b"peak_memory_mb" not in predictions
     timings = [json.loads(line) for line in (first / RUN / "predictions.timings.jsonl").open()]
     assert [t["question_id"] for t in timings] == [row["question_id"] for row in rows]
-    answered = [t for t, row in zip(timings, rows) if not row["error"]]
+    answered = [t for t, row in zip(timings, rows, strict=True) if not row["error"]]
     assert all(t["measured"]["usage.seconds"] > 0 for t in answered)
     provenance = json.loads((first / RUN / "provenance.json").read_text())
-    assert provenance["usage"]["questions"] == 11 and provenance["usage"]["seconds"] > 0
+    assert provenance["usage"]["questions"] == 11
+    assert provenance["usage"]["seconds"] > 0
     assert provenance["model"]["card"]["gguf_sha256"]
     assert provenance["dataset"]["source"] == {"generated": True}
     assert (first / SCORES).read_bytes() == (second / SCORES).read_bytes()
@@ -84,7 +87,8 @@ def test_three_shards_merge_into_the_unsharded_bytes(
     done = snakemake(sharded, SCORES)
     assert done.returncode == 0, done.stderr[-5000:]
     log = done.stdout + done.stderr
-    assert "rule prepare_model" not in log and "rule infer_shard" in log
+    assert "rule prepare_model" not in log
+    assert "rule infer_shard" in log
     assert sorted(p.name for p in (sharded / RUN / "shards").glob("*-of-3.jsonl")) == [
         "1-of-3.jsonl",
         "2-of-3.jsonl",
@@ -93,6 +97,8 @@ def test_three_shards_merge_into_the_unsharded_bytes(
     predictions = (sharded / RUN / "predictions.jsonl").read_bytes()
     assert predictions == (first / RUN / "predictions.jsonl").read_bytes()
     provenance = json.loads((sharded / RUN / "provenance.json").read_text())
-    assert provenance["run"]["shards"] == 3 and len(provenance["shard_jobs"]) == 3
-    assert provenance["usage"]["cached_calls"] == 0 and provenance["usage"]["seconds"] > 0
+    assert provenance["run"]["shards"] == 3
+    assert len(provenance["shard_jobs"]) == 3
+    assert provenance["usage"]["cached_calls"] == 0
+    assert provenance["usage"]["seconds"] > 0
     assert (sharded / SCORES).read_bytes() == (first / SCORES).read_bytes()

@@ -126,7 +126,8 @@ def test_summary_by_hand(run: tuple[Path, Path]) -> None:
         "page_recall@5",
     }
     low, high = intervals["overall"]
-    assert low <= 36.0 <= high and low < high
+    assert low <= 36.0 <= high
+    assert low < high
     assert scores["bootstrap"] == {
         "method": "percentile",
         "resamples": 1000,
@@ -161,7 +162,8 @@ def test_per_question_rows(run: tuple[Path, Path]) -> None:
         "evidence_pages": [0, 1],
         "tags": {"kind": "chart", "evidence_sources": ["Chart"]},
     }
-    assert rows["q3"]["f1"] == 0.8 and rows["q3"]["num"] is None
+    assert rows["q3"]["f1"] == 0.8
+    assert rows["q3"]["num"] is None
     missing = rows["q4"]
     assert (missing["score"], missing["num"], missing["answer"]) == (0.0, 0.0, "")
     assert missing["error"] == "missing prediction"
@@ -246,7 +248,8 @@ def test_slidevqa_scores_answers_and_evidence(run: tuple[Path, Path]) -> None:
     q3 = scores["per_question"][2]
     assert (q3["f1"], q3["em"], q3["es_f1"], q3["score"]) == (0.8, 0.0, 1.0, 0.8)
     # EM: only q2, whose "25%" and "25" both normalise to "25"
-    assert scores["summary"]["em"] == 20.0 and scores["summary"]["f1"] == 36.0
+    assert scores["summary"]["em"] == 20.0
+    assert scores["summary"]["f1"] == 36.0
     assert {"es_f1", "joint_f1", "joint_em"} <= set(scores["aggregate"])
 
 
@@ -254,7 +257,8 @@ def judge_reply(request) -> str:
     text = request.messages[0].text
     if "Predicted Answer: The revenue grew quickly" in text:
         return "no idea"
-    return '{"correctness": %d}' % ("Predicted Answer: 25\n" in text)
+    correct = "Predicted Answer: 25\n" in text
+    return f'{{"correctness": {int(correct)}}}'
 
 
 def test_judge_scores_through_a_model_and_reports_what_it_could_not_read(
@@ -272,10 +276,13 @@ def test_judge_scores_through_a_model_and_reports_what_it_could_not_read(
     rows = {row["question_id"]: row for row in scores["per_question"]}
     assert len(backend.requests) == 3  # q4 (missing) and q5 (error) are not sent
     assert [rows[i]["score"] for i in ("q1", "q2", "q3", "q4", "q5")] == [0.0, 1.0, 0.0, 0.0, 0.0]
-    assert rows["q3"]["judge_status"] == "unparseable" and rows["q3"]["judge_output"] == "no idea"
+    assert rows["q3"]["judge_status"] == "unparseable"
+    assert rows["q3"]["judge_output"] == "no idea"
     scorer = scores["summary"]["scorer"]
-    assert scorer["judge"] == "judge-llm" and scorer["model_identity"] == backend.identity
-    assert len(scorer["prompt_sha256"]) == 64 and scorer["step_failures"] == 1
+    assert scorer["judge"] == "judge-llm"
+    assert scorer["model_identity"] == backend.identity
+    assert len(scorer["prompt_sha256"]) == 64
+    assert scorer["step_failures"] == 1
     assert scores["aggregate"] == {
         "accuracy": 20.0,
         "questions": 5,
@@ -352,7 +359,9 @@ def test_empty_run_has_undefined_scores(tmp_path: Path) -> None:
     scores = score_run(*write(tmp_path, [], []), "slideagent", {}, META)
     summary = scores["summary"]
     assert summary["questions"] == 0
-    assert summary["overall"] is None and summary["num"] is None and summary["page_recall"] is None
+    assert summary["overall"] is None
+    assert summary["num"] is None
+    assert summary["page_recall"] is None
     assert summary["intervals"]["overall"] is None
 
 
@@ -396,7 +405,8 @@ def test_usage_and_agent_measures_are_summed_per_run(tmp_path: Path) -> None:
     )
     summary = score_run(questions, predictions, "slideagent", {}, META)["summary"]
     assert summary["fallbacks"] == 3
-    assert "cached_calls" not in summary and "peak_memory_mb" not in summary  # run-varying
+    assert "cached_calls" not in summary
+    assert "peak_memory_mb" not in summary
     assert summary["agent"] == {
         "questions": 3,
         "recall_questions": 2,

@@ -24,16 +24,16 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from backends.test_transformers_lm import build_tiny_lm  # noqa: E402
-from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry, write_page  # noqa: E402
+from backends.test_transformers_lm import build_tiny_lm
+from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry, write_page
 
-from docqa.backends import create_backend  # noqa: E402
-from docqa.backends.base import Backend  # noqa: E402
-from docqa.backends.openai import HTTPSettings, OpenAICompatible  # noqa: E402
-from docqa.backends.preparation import MODEL_CARD, prepare_model  # noqa: E402
-from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
-from docqa.serving.health import start_server_process, stop_process  # noqa: E402
-from docqa.serving.server import ModelServer  # noqa: E402
+from docqa.backends import create_backend
+from docqa.backends.base import Backend
+from docqa.backends.openai import HTTPSettings, OpenAICompatible
+from docqa.backends.preparation import MODEL_CARD, prepare_model
+from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.serving.health import start_server_process, stop_process
+from docqa.serving.server import ModelServer
 
 PROMPTS = [
     "Q: What is the revenue in 2021?\nA:",
@@ -146,19 +146,25 @@ def test_served_answers_equal_direct_answers_and_share_batches(
     after = server.queue.snapshot()
     assert after.requests - before.requests == len(PROMPTS)
     # four requests in flight at once, a 200 ms collection window: fewer batches than requests
-    assert after.batches - before.batches < len(PROMPTS) and after.largest_batch > 1
+    assert after.batches - before.batches < len(PROMPTS)
+    assert after.largest_batch > 1
 
 
 def test_health_and_models_describe_the_served_model(served_lm: tuple[ModelServer, str]) -> None:
     server, url = served_lm
     health = get(url.removesuffix("/v1") + "/health")
-    assert health["status"] == "ok" and health["model"] == "tiny"
+    assert health["status"] == "ok"
+    assert health["model"] == "tiny"
     assert {"requests", "batches", "largest_batch", "failed"} <= set(health)
     (model,) = get(url + "/models")["data"]
-    assert model["id"] == "tiny" and model["identity"]["id"] == "tiny-gemma"
-    assert model["revision"] == server.revision and len(server.revision) == 16
+    assert model["id"] == "tiny"
+    assert model["identity"]["id"] == "tiny-gemma"
+    assert model["revision"] == server.revision
+    assert len(server.revision) == 16
     entry = server.client_entry()
-    assert entry["vision"] is False and entry["base_url"] == url and entry["model"] == "tiny"
+    assert entry["vision"] is False
+    assert entry["base_url"] == url
+    assert entry["model"] == "tiny"
 
 
 def test_a_reply_has_openai_fields_and_token_usage(served_lm: tuple[ModelServer, str]) -> None:
@@ -166,11 +172,13 @@ def test_a_reply_has_openai_fields_and_token_usage(served_lm: tuple[ModelServer,
     body = {"model": "tiny", "messages": [{"role": "user", "content": PROMPTS[0]}]}
     status, reply = post(url, {**body, "max_tokens": 3, "temperature": 0})
     assert status == 200, reply
-    assert reply["object"] == "chat.completion" and reply["model"] == "tiny"
+    assert reply["object"] == "chat.completion"
+    assert reply["model"] == "tiny"
     choice = reply["choices"][0]
     assert choice["message"]["role"] == "assistant"
     usage = reply["usage"]
-    assert usage["prompt_tokens"] > 0 and 1 <= usage["completion_tokens"] <= 3
+    assert usage["prompt_tokens"] > 0
+    assert 1 <= usage["completion_tokens"] <= 3
     assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
     expected = "length" if usage["completion_tokens"] == 3 else "stop"
     assert choice["finish_reason"] == expected
@@ -244,7 +252,8 @@ def test_a_vlm_reads_inline_pages_as_it_reads_them_directly(tmp_path: Path) -> N
         vlm.close()
     assert [c.text for c in remote] == [c.text for c in direct]
     assert [c.usage.tokens_in for c in remote] == [c.usage.tokens_in for c in direct]
-    assert len(stored) == 2 and all(name.endswith(".png") for name in stored)
+    assert len(stored) == 2
+    assert all(name.endswith(".png") for name in stored)
 
 
 def test_a_port_in_use_says_to_pick_another(

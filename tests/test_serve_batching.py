@@ -72,7 +72,8 @@ def test_a_failing_batch_fails_its_requests_and_the_queue_goes_on() -> None:
         failed, answered = ask_all(queue, ["boom", "fine"])
     finally:
         queue.close()
-    assert isinstance(failed, RuntimeError) and "scripted failure" in str(failed)
+    assert isinstance(failed, RuntimeError)
+    assert "scripted failure" in str(failed)
     assert answered == "echo fine"
     assert (queue.snapshot().failed, queue.snapshot().requests) == (1, 1)
 

@@ -15,10 +15,10 @@ from PIL import Image, ImageDraw
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from test_serve import docqa_serve, get, tiny_embedded  # noqa: E402
+from test_serve import docqa_serve, get, tiny_embedded
 
-from docqa.backends.preparation import prepare_model  # noqa: E402
-from docqa.stages.infer import ModelSpec, run_inference  # noqa: E402
+from docqa.backends.preparation import prepare_model
+from docqa.stages.infer import ModelSpec, run_inference
 
 SLIDES = [
     ["Acme Corp", "Annual review 2021"],
@@ -103,13 +103,16 @@ def check_served_flow(name: str, model_dir: Path, tmp_path: Path) -> None:
         health = get(base_url.removesuffix("/v1") + "/health")
 
     announced = log.read_text()
-    assert f"serving {name} at {base_url}" in announced and "vision: false" in announced
-    assert health["requests"] == len(QUESTIONS) and health["failed"] == 0
+    assert f"serving {name} at {base_url}" in announced
+    assert "vision: false" in announced
+    assert health["requests"] == len(QUESTIONS)
+    assert health["failed"] == 0
     assert [row["question_id"] for row in served] == [row["question_id"] for row in direct]
     assert all(not row["error"] for row in served + direct), served + direct
     assert [row["answer"] for row in served] == [row["answer"] for row in direct]
-    for mine, theirs in zip(served, direct):
-        assert mine["usage"]["calls"] == 1 and mine["usage"]["tokens_in"] > 0
+    for mine, theirs in zip(served, direct, strict=True):
+        assert mine["usage"]["calls"] == 1
+        assert mine["usage"]["tokens_in"] > 0
         assert mine["usage"]["tokens_in"] == theirs["usage"]["tokens_in"]
         assert mine["usage"]["tokens_out"] == theirs["usage"]["tokens_out"]
 

@@ -17,13 +17,13 @@ import yaml
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from test_serve import free_port  # noqa: E402
+from test_serve import free_port
 
-from docqa.backends.preparation import prepare_model  # noqa: E402
-from docqa.backends.vllm import VLLM_RELEASE  # noqa: E402
-from docqa.cli import main  # noqa: E402
-from docqa.serving.health import start_server_process  # noqa: E402
-from docqa.serving.vllm_launcher import client_entry, vllm_command  # noqa: E402
+from docqa.backends.preparation import prepare_model
+from docqa.backends.vllm import VLLM_RELEASE
+from docqa.cli import main
+from docqa.serving.health import start_server_process
+from docqa.serving.vllm_launcher import client_entry, vllm_command
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUE = yaml.safe_load((ROOT / "config" / "models.yaml").read_text())["models"]
@@ -61,13 +61,13 @@ def test_tensor_parallelism_remote_code_and_the_launcher_prefix(tmp_path: Path) 
     prefix = ["conda", "run", "-n", "docqa-vllm", "vllm"]
     command = vllm_command(name, entry, model_dir, host="0.0.0.0", port=9000, executable=prefix)
     assert command[:7] == [*prefix, "serve", str(tmp_path / "weights")]
-    flags = dict(zip(command[7::2], command[8::2]))
-    assert flags["--tensor-parallel-size"] == "4" and flags["--limit-mm-per-prompt"] == (
-        '{"image": 2}'
-    )
+    flags = dict(zip(command[7::2], command[8::2], strict=False))  # a lone flag ends the list
+    assert flags["--tensor-parallel-size"] == "4"
+    assert flags["--limit-mm-per-prompt"] == ('{"image": 2}')
     assert command[-1] == "--trust-remote-code"
     assert "--mm-processor-kwargs" not in command  # Phi's processor takes no pixel budget
-    assert "--quantization" not in command and "--max-model-len" not in command
+    assert "--quantization" not in command
+    assert "--max-model-len" not in command
     base_url = "http://127.0.0.1:9000/v1"
     assert client_entry(name, entry, model_dir, base_url) == {
         "backend": "openai",
@@ -99,7 +99,8 @@ def test_the_cli_prints_the_command_and_names_an_unprepared_model(
 
     assert main([*args, "--model-dir", str(tmp_path / "nowhere"), "--print-command"]) == 2
     error = capsys.readouterr().err
-    assert f"model {name} is not prepared" in error and f"results/models/{name}" in error
+    assert f"model {name} is not prepared" in error
+    assert f"results/models/{name}" in error
 
 
 def test_a_server_that_exits_or_never_answers_is_an_error() -> None:
@@ -118,7 +119,9 @@ def test_the_vllm_environment_pins_the_release_docqa_names() -> None:
     env = yaml.safe_load((ROOT / "envs" / "vllm" / "environment.yaml").read_text())
     conda = [d for d in env["dependencies"] if isinstance(d, str)]
     (pip,) = [d["pip"] for d in env["dependencies"] if isinstance(d, dict)]
-    assert "python=3.11.7" in conda and all("=" in d for d in conda)
+    assert "python=3.11.7" in conda
+    assert all("=" in d for d in conda)
     assert all("==" in line for line in pip), pip
     pins = dict(line.split("==") for line in pip)
-    assert pins["vllm"] == VLLM_RELEASE and "torch" in pins
+    assert pins["vllm"] == VLLM_RELEASE
+    assert "torch" in pins

@@ -29,7 +29,7 @@ def prediction_rows(count: int) -> list[dict]:
     ]
 
 
-@pytest.mark.parametrize("items,count", [(10, 3), (7, 7), (2, 5), (0, 2), (11, 1)])
+@pytest.mark.parametrize(("items", "count"), [(10, 3), (7, 7), (2, 5), (0, 2), (11, 1)])
 def test_the_shards_cover_every_item_once_in_order(items: int, count: int) -> None:
     blocks = [Shard(i, count).select(list(range(items))) for i in range(1, count + 1)]
     assert [item for block in blocks for item in block] == list(range(items))
@@ -80,7 +80,8 @@ def test_shard_counts_come_from_the_experiments_and_must_agree() -> None:
     }
     assert shard_counts(config) == {("d", "a", "m"): 4, ("d", "b", "m"): 4, ("d", "c", "m"): 1}
     pattern = re.compile(sharded_runs_pattern(config))
-    assert pattern.fullmatch("d/a/m") and not pattern.fullmatch("d/c/m")
+    assert pattern.fullmatch("d/a/m")
+    assert not pattern.fullmatch("d/c/m")
     assert not re.fullmatch(sharded_runs_pattern({"experiments": []}), "d/a/m")
     config["experiments"].append({"datasets": ["d"], "methods": ["a"], "models": ["m"]})
     with pytest.raises(ValueError, match="d/a/m is asked for with shards: 4.*experiment 3"):

@@ -84,10 +84,14 @@ def test_a_trace_page_shows_every_step_with_its_fields(tmp_path: Path) -> None:
     out = render_trace_html(PREDICTION, QUESTION, pages, tmp_path / "html" / "q1.html")
     html = out.read_text()
     tags = parse(html)
-    assert [t for t, _ in tags.tags].count("section") == 4 and tags.open_sections == 0
-    assert "1. retrieve</h2>" in html and "2. agent: critical</h2>" in html
-    assert "3. navigate</h2>" in html and "4. step</h2>" in html
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>" not in html
+    assert [t for t, _ in tags.tags].count("section") == 4
+    assert tags.open_sections == 0
+    assert "1. retrieve</h2>" in html
+    assert "2. agent: critical</h2>" in html
+    assert "3. navigate</h2>" in html
+    assert "4. step</h2>" in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script>" not in html
     assert "What is &lt;b&gt;2020&lt;/b&gt; revenue?" in html
     assert '<span class="fallback">clue_incomplete</span>' in html
     assert "calls 1 · tokens in 812 · tokens out 40 · 2.12 s" in html
@@ -154,7 +158,8 @@ def test_docqa_traces_renders_every_question_and_an_index(run_folder: Path) -> N
     assert sorted(p.name for p in traces.iterdir()) == ["index.html", "q_1.html", "q_2.html"]
     index = (traces / "index.html").read_text()
     assert [a["href"] for t, a in parse(index).tags if t == "a"] == ["q_1.html", "q_2.html"]
-    assert "<td>Ann, Bo</td>" in index and "calls 5" in index
+    assert "<td>Ann, Bo</td>" in index
+    assert "calls 5" in index
 
 
 def test_docqa_traces_renders_chosen_questions_of_a_partial_file(

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
 def byte_level_bpe(
     corpus: list[str], vocab_size: int, special_tokens: list[str], unk_token: str | None = None
-) -> "Tokenizer":
+) -> Tokenizer:
     """A byte-level BPE (GPT-2 style: any text encodes) trained here on ``corpus``."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 

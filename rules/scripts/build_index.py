@@ -10,7 +10,7 @@ fused = snakemake.params.fused
 if fused:  # a hybrid: where the indexes it fuses are, and their config entries
     entry["indexes"] = {
         name: {"config": config, "docs": docs}
-        for (name, config), docs in zip(fused.items(), snakemake.input.fused)
+        for (name, config), docs in zip(fused.items(), snakemake.input.fused, strict=True)
     }
 docs = Path(snakemake.output.docs)
 # a page-image retriever's own GPU, taken before anything initialises CUDA (docqa.runtime.gpu_lock)

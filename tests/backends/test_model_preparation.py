@@ -13,12 +13,12 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import huggingface_hub.constants  # noqa: E402
-import torch  # noqa: E402
-from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry  # noqa: E402
+import huggingface_hub.constants
+import torch
+from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry
 
-from docqa.backends import create_backend  # noqa: E402
-from docqa.backends.preparation import prepare_model, read_model_card  # noqa: E402
+from docqa.backends import create_backend
+from docqa.backends.preparation import prepare_model, read_model_card
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 
@@ -49,7 +49,8 @@ def test_local_folder_is_used_in_place_and_identified_by_content(
     prepare_model("tiny", tiny_model_entry(weights), tmp_path / "tiny")
     card = read_model_card(tmp_path / "tiny")
     assert card["weights"] == str(weights.resolve())
-    assert card["model_type"] == "qwen2_5_vl" and card["name"] == "tiny"
+    assert card["model_type"] == "qwen2_5_vl"
+    assert card["name"] == "tiny"
     assert len(card["identity"]["sha256"]) == 64
     assert sorted(p.name for p in (tmp_path / "tiny").iterdir()) == ["model.json"]
 

@@ -53,7 +53,7 @@ class ChatServer:
 
 def handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             with server.lock:
                 server.bodies.append(body)
@@ -137,9 +137,8 @@ def test_pages_go_inline_under_the_pixel_budget(
     prefix, data = content[0]["image_url"]["url"].split(",", 1)
     assert prefix == "data:image/png;base64"
     image = Image.open(io.BytesIO(base64.b64decode(data)))
-    assert image.width * image.height <= 320 * 180 and image.width / image.height == pytest.approx(
-        1280 / 720, rel=0.02
-    )
+    assert image.width * image.height <= 320 * 180
+    assert image.width / image.height == pytest.approx(1280 / 720, rel=0.02)
     body = state.bodies[0]
     assert (body["model"], body["max_tokens"], body["temperature"]) == ("tiny", 8, 0.0)
 
@@ -151,15 +150,18 @@ def test_text_only_server_reads_pages_as_marked_ocr_text(
     page = str(write_page(tmp_path / "page.png"))
     completion = backend(url, vision=False).generate([ask("Revenue?", [page])])[0]
     content = state.bodies[0]["messages"][0]["content"]
-    assert isinstance(content, str) and "[image shown as its OCR text]" in content
-    assert "Revenue 2021: 120" in content and completion.usage.images_as_text == 1
+    assert isinstance(content, str)
+    assert "[image shown as its OCR text]" in content
+    assert "Revenue 2021: 120" in content
+    assert completion.usage.images_as_text == 1
 
 
 def test_429_and_500_are_retried_with_backoff(server: tuple[ChatServer, str]) -> None:
     state, url = server
     state.plan = [429, 500, 503]
     completion = backend(url, max_retries=3).generate([ask("Retry?")])[0]
-    assert completion.text == "echo: Retry?" and len(state.bodies) == 4
+    assert completion.text == "echo: Retry?"
+    assert len(state.bodies) == 4
 
 
 def test_too_many_failures_name_the_model_and_the_fix(server: tuple[ChatServer, str]) -> None:
@@ -185,7 +187,8 @@ def test_a_request_that_times_out_is_retried(server: tuple[ChatServer, str]) -> 
     state.plan = [("sleep", 6.0)]
     started = time.perf_counter()
     completion = backend(url, timeout_s=0.5, max_retries=1).generate([ask("Slow?")])[0]
-    assert completion.text == "echo: Slow?" and len(state.bodies) == 2
+    assert completion.text == "echo: Slow?"
+    assert len(state.bodies) == 2
     assert time.perf_counter() - started < 5.0  # did not wait for the slow answer
     state.plan = [("sleep", 6.0), ("sleep", 6.0)]
     with pytest.raises(RuntimeError, match=r"timed out after 0.5 s"):
@@ -237,7 +240,8 @@ def test_the_key_reaches_the_server_and_no_written_file(
     finally:
         logging.getLogger().removeHandler(handler)
         handler.close()
-    assert isinstance(refused, RuntimeError) and "DOCQA_TEST_KEY" in str(refused)
+    assert isinstance(refused, RuntimeError)
+    assert "DOCQA_TEST_KEY" in str(refused)
     assert SECRET not in str(refused)
     (tmp_path / "results.json").write_text(
         json.dumps({"text": completion.text, "identity": hosted.identity, "error": str(refused)})

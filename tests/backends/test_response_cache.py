@@ -107,6 +107,7 @@ def test_a_cache_file_from_before_images_as_text_opens_and_misses(tmp_path: Path
             "truncated_tokens, seconds) VALUES ('old', ' 4', 7, 2, 0, 0, 1.5)"
         )
     cache = ResponseCache(path)
-    assert len(cache) == 1 and cache.get(IDENTITY, request()) is None
+    assert len(cache) == 1
+    assert cache.get(IDENTITY, request()) is None
     cache.put(IDENTITY, request(), completion())
     assert cache.get(IDENTITY, request()).text == " 4"

@@ -10,8 +10,8 @@ from tiny_tokenizers import byte_level_bpe
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
-from docqa.backends.transformers_lm import (  # noqa: E402
+from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.backends.transformers_lm import (
     TRUNCATION_MARK,
     LMSettings,
     TransformersLM,
@@ -125,7 +125,8 @@ def test_usage_counts_prompt_and_generated_tokens(lm: TransformersLM) -> None:
     assert (short.usage.tokens_out, long.usage.tokens_out) == (3, 10)
     assert long.text.startswith(short.text)
     for completion in (short, long):
-        assert completion.usage.calls == 1 and completion.usage.cached_calls == 0
+        assert completion.usage.calls == 1
+        assert completion.usage.cached_calls == 0
         assert completion.usage.seconds > 0
         assert completion.usage.peak_memory_mb > 0
         assert completion.truncated_tokens == 0
@@ -150,8 +151,11 @@ def test_an_over_long_prompt_is_cut_in_the_middle(tiny_dir: Path, lm: Transforme
     assert capped.identity["max_input_tokens"] == 40
     ids, dropped = capped.prompt_ids(greedy(prompt))
     text = capped.tokenizer.decode(ids, skip_special_tokens=True)
-    assert len(ids) == 40 and dropped > 0
-    assert text.startswith(head) and text.endswith(tail) and "[...]" in text
+    assert len(ids) == 40
+    assert dropped > 0
+    assert text.startswith(head)
+    assert text.endswith(tail)
+    assert "[...]" in text
 
 
 def test_cut_middle_keeps_head_and_tail() -> None:

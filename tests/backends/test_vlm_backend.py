@@ -10,14 +10,14 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry, write_page  # noqa: E402
+from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry, write_page
 
-from docqa.backends import create_backend  # noqa: E402
-from docqa.backends.base import Backend  # noqa: E402
-from docqa.backends.preparation import prepare_model  # noqa: E402
-from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
-from docqa.backends.transformers_lm import TransformersLM  # noqa: E402
-from docqa.backends.vlm import TransformersVLM  # noqa: E402
+from docqa.backends import create_backend
+from docqa.backends.base import Backend
+from docqa.backends.preparation import prepare_model
+from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.backends.transformers_lm import TransformersLM
+from docqa.backends.vlm import TransformersVLM
 
 VLM_FAMILIES = ["qwen2_vl", "qwen2_5_vl", "llava", "llava_next", "llava_onevision", "idefics3"]
 
@@ -68,11 +68,14 @@ def test_every_family_answers_requests_with_one_to_three_pages(
     requests = requests_with_1_to_3_pages(pages)
     completions = backend.generate(requests)
     assert len(completions) == 3
-    for request, completion in zip(requests, completions):
+    for _request, completion in zip(requests, completions, strict=True):
         usage = completion.usage
-        assert usage.calls == 1 and 1 <= usage.tokens_out <= 4
+        assert usage.calls == 1
+        assert 1 <= usage.tokens_out <= 4
         assert 0 < usage.image_tokens < usage.tokens_in
-        assert usage.images_as_text == 0 and usage.seconds > 0 and usage.peak_memory_mb > 0
+        assert usage.images_as_text == 0
+        assert usage.seconds > 0
+        assert usage.peak_memory_mb > 0
     # three pages cost more image tokens than two (LLaVA-OneVision tiles a lone page, so the
     # one-page request is no lower bound)
     assert completions[1].usage.image_tokens > completions[2].usage.image_tokens
@@ -117,7 +120,8 @@ def test_quantized_vlm_loads_and_generates_on_cpu(
     layer_type = bnb.nn.Linear4bit if precision == "nf4" else bnb.nn.Linear8bitLt
     assert any(isinstance(m, layer_type) for m in backend.model.modules())
     completion = backend.generate([ask(pages[:1], "What is the revenue?", tokens=2)])[0]
-    assert completion.usage.tokens_out >= 1 and completion.usage.image_tokens > 0
+    assert completion.usage.tokens_out >= 1
+    assert completion.usage.image_tokens > 0
     assert backend.identity["precision"] == precision
     assert backend.identity["quantization"]["method"] == "bitsandbytes"
 
@@ -129,11 +133,13 @@ def test_text_model_reads_pages_as_marked_ocr_text(root: Path, pages: list[str])
     assert isinstance(backend, TransformersLM)
     request = ask(pages[:2], "Which page?", tokens=3)
     completion = backend.generate([request])[0]
-    assert completion.usage.images_as_text == 2 and completion.usage.image_tokens == 0
+    assert completion.usage.images_as_text == 2
+    assert completion.usage.image_tokens == 0
     assert backend.identity["prompt_format"] == "chat"
     assert backend.identity["precision"] == "nf4"
     prompt = backend.tokenizer.decode(backend.prompt_ids(request)[0])
-    assert "[image shown as its OCR text]" in prompt and "OCR of p1" in prompt
+    assert "[image shown as its OCR text]" in prompt
+    assert "OCR of p1" in prompt
 
 
 def test_pixel_budget_sets_how_many_image_tokens_a_page_costs(root: Path, pages: list[str]) -> None:

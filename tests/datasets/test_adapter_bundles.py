@@ -100,7 +100,8 @@ def test_papertext_broken_documents_link_and_the_fix(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no question"):
         prepare(tmp_path / "broken", {"root": str(root), "subdir": "PaperText"})
     failures = read_failures(tmp_path / "broken" / "failures.jsonl")
-    assert len(failures) == 2 and "broken link" in failures[0].error
+    assert len(failures) == 2
+    assert "broken link" in failures[0].error
     assert "../PaperTab/documents" in failures[0].fix
 
     out = tmp_path / "papertext"
@@ -207,7 +208,8 @@ def test_finragbench_v_queries_qrels_and_page_images(tmp_path: Path) -> None:
     assert sorted(documents) == ["LSE_HWDN_2023", "NASDAQ_AMBC_2020"]
     assert documents["LSE_HWDN_2023"]["num_pages"] == 3
     gap = read_failures(out / "failures.jsonl")[-1]
-    assert gap.doc_id == "Gappy_Report" and "pages [2]" in gap.error
+    assert gap.doc_id == "Gappy_Report"
+    assert "pages [2]" in gap.error
 
 
 def test_madqa_answer_variants_and_multi_document_evidence(tmp_path: Path) -> None:

@@ -22,15 +22,21 @@ def test_github_sample_converts_pages_formats_and_answers(tmp_path: Path) -> Non
     shutil.copy(LONGDOCURL_SAMPLE, tmp_path / "data" / "LongDocURL.jsonl")
     calc, title, figures = load_questions(tmp_path)
 
-    assert calc.question_id == "free_gemini15_pro_4055915_42_71_8" and calc.doc_id == "4055915"
-    assert ROWS[0]["evidence_pages"] == [54] and calc.evidence_pages == [53]
-    assert ROWS[0]["start_end_idx"] == [42, 71] and calc.tags["page_window"] == "41-70"
+    assert calc.question_id == "free_gemini15_pro_4055915_42_71_8"
+    assert calc.doc_id == "4055915"
+    assert ROWS[0]["evidence_pages"] == [54]
+    assert calc.evidence_pages == [53]
+    assert ROWS[0]["start_end_idx"] == [42, 71]
+    assert calc.tags["page_window"] == "41-70"
     assert (calc.answer, calc.answer_format) == ("5", "Int")  # an int answer, 'Integer'
-    assert calc.tags["question_type"] == "calculate" and calc.tags["task_tag"] == "Reasoning"
+    assert calc.tags["question_type"] == "calculate"
+    assert calc.tags["task_tag"] == "Reasoning"
     assert calc.tags["evidence_sources"] == ["Table"]
 
-    assert title.answer_format == "Str" and title.evidence_pages == [14, 15]
-    assert figures.answer_format == "List" and figures.answer == ROWS[2]["answer"]
+    assert title.answer_format == "Str"
+    assert title.evidence_pages == [14, 15]
+    assert figures.answer_format == "List"
+    assert figures.answer == ROWS[2]["answer"]
     # the authors' absolute paths stay in the original row, untouched
     assert figures.original["images"] == ROWS[2]["images"]
     assert figures.original["pdf_path"].endswith("/4151603.pdf")

@@ -44,8 +44,10 @@ def test_every_question_of_the_real_file_converts(github: Path) -> None:
 def test_evidence_pages_become_0_based_and_page_0_is_dropped(github: Path) -> None:
     questions = {q.question_id: q for q in load_questions(github)}
     first = questions["0000"]
-    assert ROWS[0]["evidence_pages"] == "[5]" and first.evidence_pages == [4]
-    assert ROWS[1]["evidence_pages"] == "[19, 20]" and questions["0001"].evidence_pages == [18, 19]
+    assert ROWS[0]["evidence_pages"] == "[5]"
+    assert first.evidence_pages == [4]
+    assert ROWS[1]["evidence_pages"] == "[19, 20]"
+    assert questions["0001"].evidence_pages == [18, 19]
     for index in (144, 189, 938):  # the three rows that list page 0
         question = questions[f"{index:04d}"]
         assert ROWS[index]["evidence_pages"] == "[0]"
@@ -62,7 +64,8 @@ def test_string_encoded_lists_answers_and_tags(github: Path) -> None:
     assert first.original == ROWS[0]
     lists = [q for q in questions if q.answer_format == "List"]
     parsed = [q for q in lists if isinstance(q.answer, list)]
-    assert len(parsed) >= 140 and all(isinstance(item, str) for q in parsed for item in q.answer)
+    assert len(parsed) >= 140
+    assert all(isinstance(item, str) for q in parsed for item in q.answer)
     # List answers that are not Python lists upstream ('92', '0.66') stay as written
     assert {q.answer for q in lists if isinstance(q.answer, str)} >= {"92", "0.66"}
     padded = [row for row in ROWS if row["answer"] != row["answer"].strip()]
@@ -108,17 +111,21 @@ def test_prepare_then_render_records_unreadable_and_missing_pdfs(tmp_path: Path)
     assert [(q.doc_id, q.evidence_pages) for q in questions] == [("good", [1]), ("broken", [0])]
     assert [d.doc_id for d in documents] == ["good", "broken"]
     good, broken = documents
-    assert good.num_pages == 2 and not Path(good.path).is_symlink()
-    assert Path(broken.path).is_symlink() and broken.num_pages is None
+    assert good.num_pages == 2
+    assert not Path(good.path).is_symlink()
+    assert Path(broken.path).is_symlink()
+    assert broken.num_pages is None
     assert os.readlink(broken.path).startswith("..")  # relative: results/ can move
     [missing] = read_failures(out / "failures.jsonl")
-    assert missing.doc_id == "missing" and "missing from the download" in missing.error
+    assert missing.doc_id == "missing"
+    assert "missing from the download" in missing.error
 
     pages_dir = tmp_path / "pages"
     render_dataset(out / "documents.jsonl", pages_dir, dpi=50)
     assert [p["index"] for p in read_jsonl(pages_dir / "pages.jsonl")] == [0, 1]
     [unreadable] = read_failures(pages_dir / "failures.jsonl")
-    assert unreadable.doc_id == "broken" and "not a valid PDF" in unreadable.error
+    assert unreadable.doc_id == "broken"
+    assert "not a valid PDF" in unreadable.error
 
 
 def test_max_questions_and_unknown_options(github: Path, tmp_path: Path) -> None:

@@ -92,9 +92,11 @@ def test_slidevqa_decks_render_as_page_images(slidevqa: Path, tmp_path: Path) ->
         "page-0001.png",
         "page-0002.jpg",
     ]
-    assert documents["deck-a"]["num_pages"] == 3 and documents["deck-a"]["doc_type"] == "slides"
+    assert documents["deck-a"]["num_pages"] == 3
+    assert documents["deck-a"]["doc_type"] == "slides"
     [gap] = read_failures(out / "failures.jsonl")[-1:]
-    assert gap.doc_id == "deck-d" and "missing before the last slide" in gap.error
+    assert gap.doc_id == "deck-d"
+    assert "missing before the last slide" in gap.error
     assert {q["doc_id"] for q in read_jsonl(out / "questions.jsonl")} == set(documents)
 
     pages_dir = tmp_path / "pages"
@@ -111,7 +113,8 @@ def test_slidevqa_decks_render_as_page_images(slidevqa: Path, tmp_path: Path) ->
     overviews = [o for o in read_jsonl(pages_dir / "overviews.jsonl") if o["doc_id"] == "deck-a"]
     assert [o["pages"] for o in overviews] == [[0, 1, 2]]
     [corrupt] = read_failures(pages_dir / "failures.jsonl")
-    assert corrupt.doc_id == "deck-c" and "page 1 (0-based) image page-0001.jpg" in corrupt.error
+    assert corrupt.doc_id == "deck-c"
+    assert "page 1 (0-based) image page-0001.jpg" in corrupt.error
     assert not (pages_dir / "deck-c").exists()
 
 
@@ -143,7 +146,8 @@ def test_realmmrag_groups_pages_into_decks_and_skips_distractors(tmp_path: Path)
         "TechSlides_storage_intro",
         [1],
     )
-    assert questions["3"].evidence_pages == [0] and questions["3"].answer_format == "Int"
+    assert questions["3"].evidence_pages == [0]
+    assert questions["3"].answer_format == "Int"
     assert questions["1"].tags["rephrase_level_2"] == "What does the tiering do? (rewritten)"
     reworded = realmmrag_questions(root, query="rephrase_level_1")
     assert reworded[0].question == "What does the tiering do? (reworded)"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import huggingface_hub.constants
 import pytest
@@ -47,13 +47,16 @@ def test_pinned_download_writes_a_manifest_and_a_second_run_downloads_nothing(
     spec = {"hf": "org/bench", "revision": commit, "include": ["data/*", "documents/*"]}
     manifest = get(hub, spec, tmp_path)
 
-    assert manifest["commit"] == commit and manifest["source"] == spec
+    assert manifest["commit"] == commit
+    assert manifest["source"] == spec
     assert sorted(manifest["files"]) == ["data/test-00000.parquet", "documents/a.pdf"]
     record = manifest["files"]["documents/a.pdf"]
     assert record["sha256"] == sha256_file(tmp_path / "documents" / "a.pdf")
-    assert record["size"] == len(PDF) and record["expected"] == {"sha256": record["sha256"]}
+    assert record["size"] == len(PDF)
+    assert record["expected"] == {"sha256": record["sha256"]}
     assert not (tmp_path / "README.md").exists()  # not included
-    assert read_manifest(tmp_path) == manifest and verify(tmp_path) == []
+    assert read_manifest(tmp_path) == manifest
+    assert verify(tmp_path) == []
 
     before = len(hub.requests)
     assert get(hub, spec, tmp_path) == manifest
@@ -66,7 +69,8 @@ def test_changed_include_fetches_only_the_new_files(hub: FakeHub, tmp_path: Path
     commit = hub.add("org/bundle", {"A/samples.json": b"[]", "B/samples.json": b"[1]"})
     get(hub, {"hf": "org/bundle", "revision": commit, "include": ["A/*"]}, tmp_path)
     get(hub, {"hf": "org/bundle", "revision": commit, "include": ["A/*", "B/*"]}, tmp_path)
-    assert len(hub.downloads("A/samples.json")) == 1 and len(hub.downloads("B/samples.json")) == 1
+    assert len(hub.downloads("A/samples.json")) == 1
+    assert len(hub.downloads("B/samples.json")) == 1
 
 
 def test_an_interrupted_file_resumes_where_it_stopped(hub: FakeHub, tmp_path: Path) -> None:
@@ -84,7 +88,8 @@ def test_a_dropped_connection_is_retried(hub: FakeHub, tmp_path: Path) -> None:
     commit = hub.add("org/flaky", {"f.pdf": PDF}, lfs={"f.pdf"})
     hub.cut_once.add("f.pdf")
     get(hub, {"hf": "org/flaky", "revision": commit}, tmp_path)
-    assert (tmp_path / "f.pdf").read_bytes() == PDF and len(hub.downloads("f.pdf")) == 2
+    assert (tmp_path / "f.pdf").read_bytes() == PDF
+    assert len(hub.downloads("f.pdf")) == 2
 
 
 def test_checksum_mismatch_stops_and_deletes_the_file(hub: FakeHub, tmp_path: Path) -> None:
@@ -95,7 +100,8 @@ def test_checksum_mismatch_stops_and_deletes_the_file(hub: FakeHub, tmp_path: Pa
     with pytest.raises(DownloadError, match="checksum mismatch for data.parquet") as error:
         get(hub, {"hf": "org/bad", "revision": commit}, tmp_path)
     assert "rerun to download it again" in str(error.value)
-    assert not (tmp_path / "data.parquet").exists() and read_manifest(tmp_path) is None
+    assert not (tmp_path / "data.parquet").exists()
+    assert read_manifest(tmp_path) is None
 
     hub.wrong_bytes = {"notes.txt"}  # a file outside LFS is checked by its git blob id
     with pytest.raises(DownloadError, match="git_blob should be"):
@@ -111,7 +117,8 @@ def test_gated_dataset_says_where_to_accept_and_which_variable_to_set(
         get(hub, spec, tmp_path, token=False)
     message = str(no_token.value)
     assert "https://huggingface.co/datasets/NTT/Slides" in message
-    assert "HF_TOKEN" in message and "no token is set" in message
+    assert "HF_TOKEN" in message
+    assert "no token is set" in message
     with pytest.raises(DownloadError, match="has not accepted it"):
         get(hub, spec, tmp_path, token="hf_someone_else")
     manifest = get(hub, spec, tmp_path, token=hub.token)
@@ -170,11 +177,13 @@ def test_url_list_files_are_fetched_and_failures_recorded(hub: FakeHub, tmp_path
     assert (dest / "documents" / "1007969.pdf").read_bytes() == PDF
     assert manifest["files"]["documents/1007969.pdf"]["url"].endswith("/files/1007969.pdf")
     [missing] = manifest["missing"]
-    assert missing["path"] == "documents/gone.pdf" and "404" in missing["error"]
+    assert missing["path"] == "documents/gone.pdf"
+    assert "404" in missing["error"]
 
     hub.urls["gone.pdf"] = PDF  # back online: a rerun fetches only what was missing
     manifest = get(hub, spec, dest)
-    assert manifest["missing"] == [] and len(hub.downloads("1007969.pdf")) == 1
+    assert manifest["missing"] == []
+    assert len(hub.downloads("1007969.pdf")) == 1
 
 
 def test_manual_source_explains_where_to_get_the_files(tmp_path: Path) -> None:

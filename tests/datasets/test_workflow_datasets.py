@@ -102,7 +102,8 @@ def test_dry_run_with_the_real_benchmarks_enabled(tmp_path: Path) -> None:
         if line.split()[:1] and line.split()[-1].isdigit() and len(line.split()) == 2
     )
     # papertab and fetatab share one download of the MDocAgent bundle
-    assert jobs["download_dataset"] == "2" and jobs["prepare_dataset"] == "3"
+    assert jobs["download_dataset"] == "2"
+    assert jobs["prepare_dataset"] == "3"
     assert "results/downloads/Lillianwei/Mdocagent-dataset/manifest.json" in run.stdout
 
 
@@ -171,12 +172,14 @@ def test_one_target_downloads_verifies_and_converts_and_gated_ones_stop_alone(
         assert manifest["commit"] == commit
         assert not (work / targets[1]).exists()
         output = first.stdout + first.stderr
-        assert "NTT/Locked is gated" in output and "HF_TOKEN" in output
+        assert "NTT/Locked is gated" in output
+        assert "HF_TOKEN" in output
         assert "https://huggingface.co/datasets/NTT/Locked" in output
 
         requests = len(hub.requests)
         second = snakemake(targets[0])
-        assert second.returncode == 0 and "Nothing to be done" in second.stdout + second.stderr
+        assert second.returncode == 0
+        assert "Nothing to be done" in second.stdout + second.stderr
         assert len(hub.requests) == requests
 
         assert (
@@ -193,8 +196,10 @@ def test_one_target_downloads_verifies_and_converts_and_gated_ones_stop_alone(
         )
         rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[2:]}
         assert rows["mmlb"].split()[1] == f"hf:yubo/MMLB@{commit[:10]}"
-        assert f"downloaded @ {commit[:10]}" in rows["mmlb"] and "3 (converted)" in rows["mmlb"]
-        assert "yes (gated)" in rows["locked"] and "not downloaded" in rows["locked"]
+        assert f"downloaded @ {commit[:10]}" in rows["mmlb"]
+        assert "3 (converted)" in rows["mmlb"]
+        assert "yes (gated)" in rows["locked"]
+        assert "not downloaded" in rows["locked"]
     finally:
         hub.stop()
     verify = [
@@ -206,9 +211,11 @@ def test_one_target_downloads_verifies_and_converts_and_gated_ones_stop_alone(
         "--results",
         str(work / "results"),
     ]
-    assert main(verify) == 0 and "mmlb: OK" in capsys.readouterr().out
+    assert main(verify) == 0
+    assert "mmlb: OK" in capsys.readouterr().out
     (work / "results/downloads/yubo/MMLB/documents/report.pdf").write_bytes(b"tampered")
-    assert main(verify) == 1 and "documents/report.pdf: sha256" in capsys.readouterr().out
+    assert main(verify) == 1
+    assert "documents/report.pdf: sha256" in capsys.readouterr().out
 
 
 def test_docqa_datasets_lists_the_catalogue(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -227,7 +234,9 @@ def test_docqa_datasets_lists_the_catalogue(tmp_path: Path, capsys: pytest.Captu
     rows = {line.split()[0]: line for line in lines[2:]}
     assert set(rows) == set(load_config(CONFIGS)["datasets"])
     assert "hf:NTT-hil-insight/SlideVQA@e780ea258d" in rows["slidevqa"]
-    assert "yes (gated)" in rows["slidevqa"] and "not downloaded" in rows["slidevqa"]
-    assert "2215 (card)" in rows["slidevqa"] and "Apache-2.0" in rows["longdocurl"]
+    assert "yes (gated)" in rows["slidevqa"]
+    assert "not downloaded" in rows["slidevqa"]
+    assert "2215 (card)" in rows["slidevqa"]
+    assert "Apache-2.0" in rows["longdocurl"]
     assert "manual: https://github.com/Anni-Zou/DocBench" in rows["docbench"]
     assert "generated locally" in rows["synthslides"]

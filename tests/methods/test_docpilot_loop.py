@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 from scripted_backend import text_of
-from test_docpilot_support import (  # noqa: F401 - acme_document is the acme fixture
+from test_docpilot_support import (
     CHART_PAGE,
     QUESTION,
     ScriptedBackend,
-    acme_document,
+    acme_document,  # noqa: F401 - a fixture
     decision,
     run,
     summary_of,
@@ -92,12 +92,15 @@ def test_every_action_runs_and_the_answer_comes_from_the_evidence(full: FullRun)
     assert sum(step["usage"]["calls"] for step in steps) == len(FULL_RUN)
 
     summary = summary_of(prediction)
-    assert summary["outcome"] == "answered" and summary["stop"] == "answer"
+    assert summary["outcome"] == "answered"
+    assert summary["stop"] == "answer"
     assert summary["calls_per_action"] == dict.fromkeys(
         ("navigate", "extract", "focus", "solve", "analyze", "answer"), 1
     )
-    assert summary["pages_retrieved"] == 1 and summary["pages"] == [CHART_PAGE]
-    assert summary["evidence_precision"] == 1.0 and summary["evidence_recall"] == 1.0
+    assert summary["pages_retrieved"] == 1
+    assert summary["pages"] == [CHART_PAGE]
+    assert summary["evidence_precision"] == 1.0
+    assert summary["evidence_recall"] == 1.0
     assert summary["recall_by_round"] == [1.0]
     assert set(summary["failures"].values()) == {0}
     json.dumps(prediction.to_dict())  # the whole prediction is JSON
@@ -107,7 +110,8 @@ def test_navigate_shows_the_overview_grid_as_text_to_a_text_only_model(
     full: FullRun, acme: DocumentEnv
 ) -> None:
     navigator = text_of(full.backend.requests[1])
-    assert "p. 4: Quarterly Orders" in navigator and "p. 5:" not in navigator
+    assert "p. 4: Quarterly Orders" in navigator
+    assert "p. 5:" not in navigator
     assert "Looking for: quarterly orders chart" in navigator
     navigate = full.prediction.trace[0]
     assert navigate["pages"] == [0, 1, 2, 3]
@@ -120,12 +124,16 @@ def test_focus_rerenders_the_region_and_ocrs_it_again_for_a_text_only_model(
 ) -> None:
     focus = full.prediction.trace[2]
     (crop,) = focus["crops"]
-    assert crop["from"] == "pdf" and crop["dpi"] == 240 and crop["box"] == [600, 800, 1000, 1000]
+    assert crop["from"] == "pdf"
+    assert crop["dpi"] == 240
+    assert crop["box"] == [600, 800, 1000, 1000]
     assert "77" in crop["ocr_text"]
-    assert focus["images"] == [crop["image"]] and Path(crop["image"]).is_file()
+    assert focus["images"] == [crop["image"]]
+    assert Path(crop["image"]).is_file()
     assert Path(crop["image"]).parent.parent == full.crops
     planner, reader = text_of(full.backend.requests[5]), text_of(full.backend.requests[6])
-    assert "Quarterly Orders" in planner and "[" in planner  # the page's lines with boxes
+    assert "Quarterly Orders" in planner
+    assert "[" in planner
     assert "77" in reader  # the crop's own OCR text, which the page OCR did not have
     assert "77" not in acme.page_texts[CHART_PAGE]
     assert "new evidence: [2] p. 4 (focus): Q3 orders 77" in focus["output"]
@@ -134,7 +142,8 @@ def test_focus_rerenders_the_region_and_ocrs_it_again_for_a_text_only_model(
 def test_solve_runs_the_code_in_the_sandbox_over_the_evidence(full: FullRun) -> None:
     solve = full.prediction.trace[3]
     assert solve["output"] == "result = 77; new evidence: [3]"
-    assert solve["sandbox"]["kind"] == "ok" and "guard" in solve["sandbox"]["isolation"]
+    assert solve["sandbox"]["kind"] == "ok"
+    assert "guard" in solve["sandbox"]["isolation"]
     assert solve["code"].startswith("import re")
     solver = text_of(full.backend.requests[8])
     assert '"content": "Q3 orders 77"' in solver
@@ -159,7 +168,9 @@ def test_the_trace_renders_with_the_pages_and_crops_looked_at(
 ) -> None:
     out = tmp_path / "trace.html"
     html = render_trace_html(full.prediction, QUESTION, acme.pages, out).read_text()
-    assert "navigate" in html and "focus" in html and "summary" in html
+    assert "navigate" in html
+    assert "focus" in html
+    assert "summary" in html
     assert full.prediction.trace[2]["crops"][0]["image"] in html
     assert html.count("<figure") >= 6  # page thumbnails of the steps
 
@@ -181,7 +192,8 @@ def test_a_vlm_sees_the_crop_itself_without_ocr(acme: DocumentEnv, tmp_path: Pat
     assert focus["crops"][0]["ocr_text"] == ""
     reader = backend.requests[6]
     crops = [p for m in reader.messages for p in m.parts if p.kind == "image"]
-    assert [p.image for p in crops] == focus["images"] and crops[0].text == ""
+    assert [p.image for p in crops] == focus["images"]
+    assert crops[0].text == ""
 
 
 def test_the_method_is_built_from_its_config_entry() -> None:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from test_docpilot_support import (  # noqa: F401 - acme_document is the acme fixture
+from test_docpilot_support import (
     ScriptedBackend,
-    acme_document,
+    acme_document,  # noqa: F401 - a fixture
     decision,
     run,
     summary_of,
@@ -39,7 +40,8 @@ def check_ran_to_the_end(prediction: Prediction, max_steps: int) -> None:
     assert prediction.error == ""
     summary = summary_of(prediction)
     steps = prediction.trace[:-1]
-    assert len(steps) == summary["steps"] and 1 <= summary["steps"] <= max_steps
+    assert len(steps) == summary["steps"]
+    assert 1 <= summary["steps"] <= max_steps
     assert all(step["output"] for step in steps)
     invalid = sum(step["action"] == "invalid" for step in steps)
     assert summary["failures"]["invalid_action"] >= invalid
@@ -158,10 +160,12 @@ def test_the_document_store_gives_methods_the_overview_grids(
     files = [tmp_path / name for name in ("documents.jsonl", "pages.jsonl", "elements.jsonl")]
     store = DocumentStore(*files, {}, {}, tmp_path / "overviews.jsonl")
     env = store.env("acme", ())
-    assert env is not None and env.overviews == acme.overviews
+    assert env is not None
+    assert env.overviews == acme.overviews
     assert env.page_texts == acme.page_texts
     without = DocumentStore(*files, {}, {}).env("acme", ())
-    assert without is not None and without.overviews == []
+    assert without is not None
+    assert without.overviews == []
 
     # without grids, Navigate shows windows of thumbnails instead
     backend = ScriptedBackend([decision("navigate", {}), "2\nMore: no"] + ["?"] * 2)

@@ -32,7 +32,8 @@ def test_a_decision_is_read_from_react_lines_or_from_one_json_object() -> None:
         {"pages": [2]},
     )
     bare = parse_decision(" hm\nAction: navigate")
-    assert bare.action == "navigate" and bare.arguments == {}
+    assert bare.action == "navigate"
+    assert bare.arguments == {}
     whole = parse_decision('{"thought": "t", "action": "answer", "arguments": {"answer": "7"}}')
     assert (whole.thought, whole.action, whole.arguments) == ("t", "answer", {"answer": "7"})
     with pytest.raises(ActionError) as none:
@@ -151,7 +152,8 @@ def test_a_region_of_an_image_page_is_cut_and_enlarged(tmp_path: Path) -> None:
     path, dpi, origin = render_region(
         tmp_path / "slides", page, Region((500, 500, 1000, 1000), 2.0, "zoom"), tmp_path / "crops"
     )
-    assert origin == "page image" and dpi == 192
+    assert origin == "page image"
+    assert dpi == 192
     with Image.open(path) as crop:
         assert crop.size == (400, 200)
         assert crop.getpixel((200, 100)) == (255, 0, 0)

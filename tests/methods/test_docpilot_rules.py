@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from scripted_backend import text_of
-from test_docpilot_support import (  # noqa: F401 - acme_document is the acme fixture
+from test_docpilot_support import (
     ScriptedBackend,
-    acme_document,
+    acme_document,  # noqa: F401 - a fixture
     decision,
     run,
     summary_of,
@@ -100,7 +100,8 @@ def test_actions_become_available_as_the_state_grows(acme: DocumentEnv, tmp_path
         "analyze": 2,
         "answer": 1,
     }
-    assert summary["evidence_precision"] == 1.0 and summary["recall_by_round"] == [1.0]
+    assert summary["evidence_precision"] == 1.0
+    assert summary["recall_by_round"] == [1.0]
 
 
 @pytest.mark.parametrize("missing", ["analyze", "focus", "solve"])
@@ -131,7 +132,8 @@ def test_an_ablation_takes_its_action_away(acme: DocumentEnv, tmp_path: Path, mi
     if missing == "analyze":
         assert available_at(prompts[2]).endswith("answer")  # no check needed before answering
     refused = prediction.trace[2]
-    assert refused["action"] == missing and refused["fallbacks"] == ["invalid_action"]
+    assert refused["action"] == missing
+    assert refused["fallbacks"] == ["invalid_action"]
     assert refused["output"].startswith(f"error (invalid_action): there is no action {missing!r}")
     summary = summary_of(prediction)
     assert missing not in summary["calls_per_action"]
@@ -146,10 +148,14 @@ def test_at_the_step_limit_the_answer_is_insufficient_evidence(
     assert prediction.answer == "Not answerable"
     assert len(backend.requests) == 3
     summary = summary_of(prediction)
-    assert summary["outcome"] == "insufficient_evidence" and summary["stop"] == "step_limit"
-    assert summary["steps"] == 3 and summary["failures"]["invalid_action"] == 3
-    assert summary["pages_retrieved"] == 0 and summary["evidence_precision"] is None
-    assert summary["evidence_recall"] == 0.0 and summary["recall_by_round"] == []
+    assert summary["outcome"] == "insufficient_evidence"
+    assert summary["stop"] == "step_limit"
+    assert summary["steps"] == 3
+    assert summary["failures"]["invalid_action"] == 3
+    assert summary["pages_retrieved"] == 0
+    assert summary["evidence_precision"] is None
+    assert summary["evidence_recall"] == 0.0
+    assert summary["recall_by_round"] == []
     assert [step["action"] for step in prediction.trace[:-1]] == ["invalid"] * 3
     assert prediction.trace[0]["output"].startswith("error (invalid_action): no action found")
     assert orchestrator_prompts(backend)[2].count("Observation: error (invalid_action)") == 2
@@ -171,8 +177,10 @@ def test_when_no_action_is_left_the_loop_stops(acme: DocumentEnv, tmp_path: Path
     )
     prediction = run(DocPilot(crops_dir=str(tmp_path)), acme, backend, STAFF)
     summary = summary_of(prediction)
-    assert summary["stop"] == "no_available_action" and summary["steps"] == 2
-    assert summary["navigation_rounds"] == 2 and summary["recall_by_round"] == [0.0, 0.0]
+    assert summary["stop"] == "no_available_action"
+    assert summary["steps"] == 2
+    assert summary["navigation_rounds"] == 2
+    assert summary["recall_by_round"] == [0.0, 0.0]
     assert prediction.trace[0]["output"] == (
         "candidate pages: none (no new page); shown to the navigator: 4 of 6 pages; "
         "the navigator asks to see more pages"
@@ -210,7 +218,8 @@ def test_every_failure_is_answered_counted_and_survived(acme: DocumentEnv, tmp_p
         ]
     )
     prediction = run(DocPilot(max_steps=20, crops_dir=str(tmp_path)), acme, backend, STAFF)
-    assert prediction.answer == "33" and prediction.error == ""
+    assert prediction.answer == "33"
+    assert prediction.error == ""
     assert not backend.replies
     failures = summary_of(prediction)["failures"]
     assert failures == {
@@ -249,7 +258,8 @@ def test_every_failure_is_answered_counted_and_survived(acme: DocumentEnv, tmp_p
     assert "refused by the sandbox: open /etc/passwd" in outputs[12]
     assert "root:" not in outputs[12]
     assert outputs[13] == "grounded: unclear; coverage: unclear"
-    assert outputs[14] == "final answer: 33" and steps[14]["fallbacks"] == ["bad_reply"]
+    assert outputs[14] == "final answer: 33"
+    assert steps[14]["fallbacks"] == ["bad_reply"]
 
 
 def test_bad_options_are_refused_with_a_clear_error() -> None:
@@ -277,7 +287,8 @@ def test_the_same_refused_call_again_is_a_loop(acme: DocumentEnv, tmp_path: Path
         f"error (repeated_action): the same call was refused before: {missing}",
     ]
     failures = summary_of(prediction)["failures"]
-    assert failures["bad_arguments"] == 1 and failures["repeated_action"] == 2
+    assert failures["bad_arguments"] == 1
+    assert failures["repeated_action"] == 2
 
 
 def test_extract_reads_a_region_of_one_page(acme: DocumentEnv, tmp_path: Path) -> None:
@@ -298,9 +309,11 @@ def test_extract_reads_a_region_of_one_page(acme: DocumentEnv, tmp_path: Path) -
     )
     assert outputs[1] == "error (bad_arguments): extract: a region is read on one page at a time"
     reader = text_of(backend.requests[-1]).split("### Page 3 (region [0, 0, 1000, 250])\n")[1]
-    assert "Engineering 42" in reader and "Design 9" not in reader
+    assert "Engineering 42" in reader
+    assert "Design 9" not in reader
     read = prediction.trace[3]
     assert read["input"] == {"pages": [3], "region": [0, 0, 1000, 250]}
     (crop,) = read["images"]
-    assert Path(crop).parent.parent == tmp_path and Path(crop).is_file()
+    assert Path(crop).parent.parent == tmp_path
+    assert Path(crop).is_file()
     assert outputs[2] == "new evidence: [1] p. 3 (extract): Engineering 42"

@@ -51,7 +51,8 @@ def test_the_top_k_pages_go_to_the_model_best_first(indexed) -> None:
         create_method({"type": "image_rag", "retriever": kind, "top_k": 2}), env, backend, QUESTION
     )
     ranked = env.searcher(kind).search(QUESTION.question, 2)
-    assert prediction.answer == "120" and prediction.pages == ranked
+    assert prediction.answer == "120"
+    assert prediction.pages == ranked
     assert prediction.trace[0] == {"step": "retrieve", "retriever": kind, "pages": ranked}
     assert backend.requests[0].images == [env.pages[page].image for page in ranked]
     text = text_of(backend.requests[0].as_text_only())

@@ -156,8 +156,10 @@ def test_the_five_agents_run_in_the_original_order_on_their_models(env: Document
         ("image", "vlm"),
         ("summarizer", "vlm"),
     ]
-    assert prediction.answer == "42 million" and not prediction.error
-    assert prediction.usage.calls == 5 and prediction.usage.fallbacks == 0
+    assert prediction.answer == "42 million"
+    assert not prediction.error
+    assert prediction.usage.calls == 5
+    assert prediction.usage.fallbacks == 0
     assert prediction.usage.tokens_out == sum(len(reply) for reply in CLEAN.values())
     assert prediction.pages == [1, 2, 3]  # text pages 1, 2 then image pages 2, 3
 
@@ -174,7 +176,8 @@ def test_the_general_agent_gets_texts_then_images_each_with_the_question(env: Do
         Part.of_image(env.pages[3].image, NO_OCR_TEXT),  # the page without text
         ask_part,
     )
-    assert general.generation.max_new_tokens == 256 and general.generation.temperature == 0
+    assert general.generation.max_new_tokens == 256
+    assert general.generation.temperature == 0
 
 
 def test_the_critical_agent_continues_the_general_conversation(env: DocumentEnv) -> None:
@@ -215,7 +218,8 @@ def test_the_summarizer_sees_the_answers_but_not_the_question(env: DocumentEnv) 
         f"Text Agent:\n{CLEAN['text']}\n"
         f"Image Agent:\n{CLEAN['image']}\n"
     )
-    assert QUESTION.question not in summary.messages[0].text and not summary.images
+    assert QUESTION.question not in summary.messages[0].text
+    assert not summary.images
 
     _, log = ask(env, summarizer_sees_question=True)
     shown = requests_of(log)["summarizer"].messages[0].text
@@ -237,11 +241,14 @@ def test_the_trace_has_each_agents_input_output_pages_and_usage(env: DocumentEnv
         "retriever": "words",
         "pages": [1, 2],
     }
-    assert steps[1]["pages"] == [2, 3] and steps[1]["retriever"] == "pictures"
+    assert steps[1]["pages"] == [2, 3]
+    assert steps[1]["retriever"] == "pictures"
     agents = {s["agent"]: s for s in steps if s["step"] == "agent"}
-    assert agents["text"]["model"] == "llm" and agents["general"]["model"] == "vlm"
+    assert agents["text"]["model"] == "llm"
+    assert agents["general"]["model"] == "vlm"
     assert agents["general"]["pages"] == agents["critical"]["pages"] == [1, 2, 3]
-    assert agents["text"]["pages"] == [1, 2] and agents["image"]["pages"] == [2, 3]
+    assert agents["text"]["pages"] == [1, 2]
+    assert agents["image"]["pages"] == [2, 3]
     assert agents["summarizer"]["pages"] == []
     assert agents["critical"]["clues"] == {"text": "revenue 2020", "image": "revenue chart"}
     for name, step in agents.items():
@@ -269,7 +276,8 @@ def test_the_trace_renders_as_a_page_with_the_retrieved_thumbnails(
 def test_configured_model_names_label_the_trace(env: DocumentEnv) -> None:
     prediction, _ = ask(env, text_replies={}, text_model="llama-3.1-8b", vlm_model="qwen2-vl-7b")
     models = {s["agent"]: s["model"] for s in prediction.trace if s["step"] == "agent"}
-    assert models["text"] == "llama-3.1-8b" and models["summarizer"] == "qwen2-vl-7b"
+    assert models["text"] == "llama-3.1-8b"
+    assert models["summarizer"] == "qwen2-vl-7b"
 
 
 # --- fallbacks ------------------------------------------------------------------------------
@@ -287,7 +295,8 @@ def test_a_clue_that_is_not_json_leaves_both_clues_empty(env: DocumentEnv) -> No
     critical = next(s for s in prediction.trace if s.get("agent") == "critical")
     assert critical["fallbacks"] == ["clue_not_json"]
     assert critical["clues"] == {"text": "", "image": ""}
-    assert fallbacks_of(prediction) == ["clue_not_json"] and prediction.usage.fallbacks == 1
+    assert fallbacks_of(prediction) == ["clue_not_json"]
+    assert prediction.usage.fallbacks == 1
     assert prediction.answer == "42 million"
 
 
@@ -313,7 +322,8 @@ def test_a_clue_that_is_not_text_becomes_its_text(env: DocumentEnv) -> None:
 def test_a_summary_that_is_not_the_answer_dict_is_the_answer_as_it_is(env: DocumentEnv) -> None:
     prediction, _ = ask(env, {"summarizer": "The answer is 42 million.\n"})
     assert prediction.answer == "The answer is 42 million."
-    assert fallbacks_of(prediction) == ["summary_not_json"] and prediction.usage.fallbacks == 1
+    assert fallbacks_of(prediction) == ["summary_not_json"]
+    assert prediction.usage.fallbacks == 1
     summarizer = next(s for s in prediction.trace if s.get("agent") == "summarizer")
     assert summarizer["fallbacks"] == ["summary_not_json"]
 
@@ -324,13 +334,16 @@ def test_the_unquoted_answer_the_prompt_invites_needs_the_lenient_parser(env: Do
     lenient, _ = ask(
         env, {"summarizer": '```json\n{"Answer": 42 million}\n```'}, answer_parser="lenient"
     )
-    assert lenient.answer == "42 million" and fallbacks_of(lenient) == []
+    assert lenient.answer == "42 million"
+    assert fallbacks_of(lenient) == []
 
 
 def test_an_empty_answer_stays_empty_or_falls_back_to_the_agents(env: DocumentEnv) -> None:
     kept, _ = ask(env, {"summarizer": '{"Answer": ""}'})
-    assert kept.answer == "" and not kept.error
-    assert fallbacks_of(kept) == ["empty_answer"] and kept.usage.fallbacks == 1
+    assert kept.answer == ""
+    assert not kept.error
+    assert fallbacks_of(kept) == ["empty_answer"]
+    assert kept.usage.fallbacks == 1
 
     agents, _ = ask(env, {"summarizer": '{"Final": "x"}'}, empty_answer="agents")
     assert agents.answer == CLEAN["image"]  # the last agent with an answer
@@ -343,16 +356,19 @@ def test_an_empty_answer_stays_empty_or_falls_back_to_the_agents(env: DocumentEn
         text_replies={"text": ""},
         empty_answer="agents",
     )
-    assert nobody.answer == "" and fallbacks_of(nobody) == ["summary_not_json", "empty_answer"]
+    assert nobody.answer == ""
+    assert fallbacks_of(nobody) == ["summary_not_json", "empty_answer"]
 
 
 def test_a_failed_call_ends_the_question_with_its_trace_and_usage(env: DocumentEnv) -> None:
     prediction, log = ask(env, {"image": RuntimeError("CUDA out of memory")})
     assert [agent for agent, _, _ in log] == ["general", "critical", "text", "image"]
-    assert prediction.answer == "" and prediction.error == "RuntimeError: CUDA out of memory"
+    assert prediction.answer == ""
+    assert prediction.error == "RuntimeError: CUDA out of memory"
     assert prediction.usage.calls == 3
     image = [s for s in prediction.trace if s.get("agent") == "image"]
-    assert image and "output" not in image[0]
+    assert image
+    assert "output" not in image[0]
     assert prediction.trace[-1]["step"] == "result"
 
 
@@ -375,7 +391,8 @@ def test_each_ablation_runs_its_agents_and_summarizes_their_answers(
     summary = requests_of(log)["summarizer"].messages[0].text
     expected = "".join(f"{h} Agent:\n{CLEAN[h.lower()]}\n" for h in headings)
     assert summary == prompts.SUMMARIZER + expected
-    assert prediction.answer == "42 million" and prediction.usage.calls == len(agents)
+    assert prediction.answer == "42 million"
+    assert prediction.usage.calls == len(agents)
 
 
 def test_without_general_critical_the_agents_get_the_bare_question(env: DocumentEnv) -> None:

@@ -14,20 +14,20 @@ from PIL import Image, ImageDraw
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from backends.test_transformers_lm import build_tiny_lm  # noqa: E402
+from backends.test_transformers_lm import build_tiny_lm
 
-from docqa.backends import BACKENDS, create_backend  # noqa: E402
-from docqa.backends.base import Backend  # noqa: E402
-from docqa.backends.client import ModelClient  # noqa: E402
-from docqa.backends.preparation import prepare_model  # noqa: E402
-from docqa.backends.transformers_lm import LMSettings, TransformersLM  # noqa: E402
-from docqa.core.document import Document, Page  # noqa: E402
-from docqa.core.prediction import Prediction  # noqa: E402
-from docqa.core.question import Question  # noqa: E402
-from docqa.methods import create_method  # noqa: E402
-from docqa.methods.base import DocumentEnv, Models  # noqa: E402
-from docqa.retrievers import IndexedPage  # noqa: E402
-from docqa.retrievers.bm25 import BM25Retriever  # noqa: E402
+from docqa.backends import BACKENDS, create_backend
+from docqa.backends.base import Backend
+from docqa.backends.client import ModelClient
+from docqa.backends.preparation import prepare_model
+from docqa.backends.transformers_lm import LMSettings, TransformersLM
+from docqa.core.document import Document, Page
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
+from docqa.methods import create_method
+from docqa.methods.base import DocumentEnv, Models
+from docqa.retrievers import IndexedPage
+from docqa.retrievers.bm25 import BM25Retriever
 
 SLIDES = [
     "Acme Corp\nAnnual review 2021",
@@ -77,10 +77,12 @@ def check_answered(prediction: Prediction, agents: list[str] = AGENTS) -> None:
     steps = [s for s in prediction.trace if s["step"] == "agent"]
     assert [s["agent"] for s in steps] == agents
     assert prediction.usage.calls == len(agents)
-    assert prediction.usage.tokens_in > 0 and prediction.usage.tokens_out > 0
+    assert prediction.usage.tokens_in > 0
+    assert prediction.usage.tokens_out > 0
     assert all(s["usage"]["calls"] == 1 for s in steps)
     result = prediction.trace[-1]
-    assert result["step"] == "result" and result["output"] == prediction.answer
+    assert result["step"] == "result"
+    assert result["output"] == prediction.answer
     assert prediction.usage.fallbacks == len(result["fallbacks"])
     assert prediction.answer or "empty_answer" in result["fallbacks"]
 

@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
-from test_slideagent_support import (  # noqa: F401 - acme_document is the acme fixture
+from test_slideagent_support import (
     QUESTION,
     SlideScript,
-    acme_document,
+    acme_document,  # noqa: F401 - a fixture
 )
 
 from docqa.backends.client import ModelClient
@@ -73,11 +73,14 @@ def test_each_document_gets_its_knowledge_and_a_broken_one_is_recorded(
         "failures.jsonl",
     ]
     knowledge = read_knowledge(out, "acme")
-    assert knowledge.model == "scripted" and len(knowledge.pages) == len(acme.pages)
+    assert knowledge.model == "scripted"
+    assert len(knowledge.pages) == len(acme.pages)
     assert knowledge.global_knowledge.startswith("Acme's 2023 annual report")
-    assert knowledge.elements and knowledge.usage.calls == 2 + 2 * len(acme.pages)
+    assert knowledge.elements
+    assert knowledge.usage.calls == 2 + 2 * len(acme.pages)
     [failure] = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
-    assert failure["doc_id"] == "broken" and "render and OCR failures" in failure["fix"]
+    assert failure["doc_id"] == "broken"
+    assert "render and OCR failures" in failure["fix"]
     assert not out.with_name("scripted.partial").exists()
 
 
@@ -210,7 +213,7 @@ def test_the_infer_stage_hands_the_knowledge_folder_to_slideagent(
     build(files, SlideScript(), knowledge)
     write_jsonl(tmp_path / "questions.jsonl", [QUESTION.to_dict()])
     create_retriever({"type": "bm25"}).build(
-        [IndexedPage(t, Path(p.image)) for t, p in zip(acme.page_texts, acme.pages)],
+        [IndexedPage(t, Path(p.image)) for t, p in zip(acme.page_texts, acme.pages, strict=True)],
         tmp_path / "index" / "acme",
     )
     entry = tiny_model_entry(build_tiny_vlm("qwen2_vl", tmp_path / "weights"))
@@ -236,7 +239,8 @@ def test_the_infer_stage_hands_the_knowledge_folder_to_slideagent(
     [prediction] = [Prediction.from_dict(row) for row in read_jsonl(out)]
     assert prediction.error == ""
     first = prediction.trace[0]
-    assert first["step"] == "knowledge" and first["source"] == str(knowledge)
+    assert first["step"] == "knowledge"
+    assert first["source"] == str(knowledge)
     assert first["model"] == "scripted"  # read from the folder, not built with the VLM
     agents = {s.get("agent") for s in prediction.trace}
     assert not {"global", "page", "element", "refine"} & agents

@@ -28,7 +28,10 @@ def test_a_real_slide_has_its_title_and_its_chart_region(acme: DocumentEnv) -> N
     # the bars drawn at x 300-1080, y 380-800 of a 1600 x 900 page, at 60 of 200 dpi
     assert graphic.kind in ("chart", "figure")
     x0, y0, x1, y1 = graphic.bbox
-    assert x0 <= 95 and y0 <= 120 and x1 >= 320 and y1 >= 235
+    assert x0 <= 95
+    assert y0 <= 120
+    assert x1 >= 320
+    assert y1 >= 235
     text_page = layout_elements(1, acme.pages[1].image, acme.elements)
     assert [(e.kind, e.text) for e in text_page] == [
         ("title", "Revenue by Region"),
@@ -71,9 +74,11 @@ def test_a_borderless_table_and_a_drawn_figure_are_found(tmp_path: Path) -> None
     found = layout_elements(0, str(path), elements)
     assert [e.kind for e in found] == ["title", "table", "figure", "text"]
     table = found[1]
-    assert table.bbox == (60, 120, 600, 220) and table.text.startswith("Region Sales Margin")
+    assert table.bbox == (60, 120, 600, 220)
+    assert table.text.startswith("Region Sales Margin")
     figure = found[2]
-    assert abs(figure.bbox[0] - 700) < 10 and abs(figure.bbox[3] - 500) < 10  # not the rule
+    assert abs(figure.bbox[0] - 700) < 10
+    assert abs(figure.bbox[3] - 500) < 10
 
 
 def test_replies_are_parsed_or_given_their_fallback() -> None:

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 from scripted_backend import text_of
-from test_slideagent_support import (  # noqa: F401 - fixtures
+from test_slideagent_support import (
     QUESTION,
     SlideScript,
-    acme_document,
+    acme_document,  # noqa: F401 - a fixture
     ask,
-    indexed_acme,
+    indexed_acme,  # noqa: F401 - a fixture
     step,
 )
 
@@ -56,7 +56,8 @@ def test_each_query_class_activates_its_levels(
     classified = step(prediction, "classifier")
     assert classified["query_type"] == query_type
     assert prediction.answer == "77"
-    assert prediction.usage.fallbacks == 0 and prediction.error == ""
+    assert prediction.usage.fallbacks == 0
+    assert prediction.error == ""
     # the pages a reader was shown: none when only the global knowledge was read
     assert bool(prediction.pages) == (readers != ["read_global"])
 
@@ -80,7 +81,8 @@ def test_the_knowledge_is_built_once_per_document_and_conditions_each_page(
     ask(method, indexed, backend)
     ask(method, indexed, backend)
     pages = backend.requests_of("page")
-    assert len(backend.requests_of("global")) == 1 and len(pages) == len(indexed.pages)
+    assert len(backend.requests_of("global")) == 1
+    assert len(pages) == len(indexed.pages)
     assert [image for r in backend.requests_of("global") for image in r.images] == [
         page.image for page in indexed.pages[:3]
     ]
@@ -101,10 +103,10 @@ def test_sub_queries_join_the_retrieval_and_find_the_chart_page(indexed: Documen
     prediction = ask(SlideAgent(top_k=2), indexed, backend)
     retrieved = step(prediction, "retrieve")
     assert retrieved["queries"] == [QUESTION.question, "orders Q3", "quarterly orders chart"]
-    assert retrieved["pages"][0] == 3 and len(retrieved["pages"]) == 2
-    assert retrieved["elements"] and all(
-        e["page"] in retrieved["pages"] for e in retrieved["elements"]
-    )
+    assert retrieved["pages"][0] == 3
+    assert len(retrieved["pages"]) == 2
+    assert retrieved["elements"]
+    assert all(e["page"] in retrieved["pages"] for e in retrieved["elements"])
     page_reader = backend.requests_of("read_page")[0]
     assert page_reader.images == [indexed.pages[p].image for p in retrieved["pages"]]
     assert prediction.pages == retrieved["pages"]
@@ -114,7 +116,8 @@ def test_unparseable_sub_queries_leave_the_original_query_alone(indexed: Documen
     prediction = ask(SlideAgent(), indexed, SlideScript({"subqueries": "\n\n"}))
     assert step(prediction, "retrieve")["queries"] == [QUESTION.question]
     assert step(prediction, "subqueries")["fallbacks"] == ["subqueries_unparsed"]
-    assert prediction.usage.fallbacks == 1 and prediction.answer == "77"
+    assert prediction.usage.fallbacks == 1
+    assert prediction.answer == "77"
 
 
 def test_an_empty_synthesis_falls_back_to_the_last_level_answer(indexed: DocumentEnv) -> None:
@@ -133,10 +136,12 @@ def test_knowledge_replies_that_need_fallbacks_are_counted(indexed: DocumentEnv)
     knowledge = method._knowledge["acme"]
     assert knowledge.global_knowledge.startswith("Acme Annual Report")  # the pages' OCR text
     assert knowledge.pages[1].startswith("Revenue by Region")
-    assert knowledge.fallbacks["empty_global"] == 1 and knowledge.fallbacks["empty_refine"] == 1
+    assert knowledge.fallbacks["empty_global"] == 1
+    assert knowledge.fallbacks["empty_refine"] == 1
     assert knowledge.fallbacks["empty_page"] == len(indexed.pages)
     orders = [e for e in knowledge.elements if e.order == 1]
-    assert orders and knowledge.fallbacks["element_description_copied"] == len(orders)
+    assert orders
+    assert knowledge.fallbacks["element_description_copied"] == len(orders)
     beyond = [e for e in knowledge.elements if e.order >= 2]
     assert knowledge.fallbacks.get("element_description_missing", 0) == len(beyond)
     for element in knowledge.elements:
@@ -168,7 +173,8 @@ def test_each_ablation_takes_its_part_away(
     assert question_agents(backend) == ["classifier", *agents, "synthesizer"]
     if ablation == "without_subqueries":
         assert step(prediction, "retrieve")["queries"] == [QUESTION.question]
-    assert prediction.answer == "77" and prediction.error == ""
+    assert prediction.answer == "77"
+    assert prediction.error == ""
 
 
 def test_the_oracle_setting_reads_the_gold_pages_without_a_retriever(acme: DocumentEnv) -> None:
@@ -190,7 +196,8 @@ def test_a_single_image_model_gets_the_top_pages_as_one_image(
     first = indexed.pages[0]
     with Image.open(grid) as image:  # three pages in a 2 x 2 grid of page-sized cells
         assert image.size == (2 * first.width, 2 * first.height)
-    assert len(pages) == 3 and step(prediction, "read_page")["images"] == [grid]
+    assert len(pages) == 3
+    assert step(prediction, "read_page")["images"] == [grid]
     text_only = SlideScript()
     ask(SlideAgent(single_image=True, grids_dir=str(tmp_path)), indexed, text_only)
     shown = text_of(text_only.requests_of("read_page")[0])
@@ -215,7 +222,8 @@ def test_a_missing_or_stale_knowledge_base_is_a_clear_error(
 ) -> None:
     missing = ask(SlideAgent(knowledge_dir=str(tmp_path)), indexed, SlideScript())
     assert "no knowledge base for document 'acme'" in missing.error
-    assert "build_knowledge" in missing.error and missing.answer == ""
+    assert "build_knowledge" in missing.error
+    assert missing.answer == ""
     builder = SlideAgent()
     ask(builder, indexed, SlideScript())
     knowledge = builder._knowledge["acme"]
@@ -228,7 +236,8 @@ def test_a_missing_or_stale_knowledge_base_is_a_clear_error(
 def test_a_failed_model_call_ends_the_question_with_its_trace(indexed: DocumentEnv) -> None:
     backend = SlideScript({"read_page": RuntimeError("GPU fell over")})
     prediction = ask(SlideAgent(), indexed, backend)
-    assert prediction.error == "RuntimeError: GPU fell over" and prediction.answer == ""
+    assert prediction.error == "RuntimeError: GPU fell over"
+    assert prediction.answer == ""
     assert prediction.trace[-1]["step"] == "result"
     assert step(prediction, "retrieve")["pages"]
 
@@ -243,7 +252,8 @@ def test_the_trace_renders_as_html(indexed: DocumentEnv, tmp_path: Path) -> None
 
 def test_the_method_is_built_from_a_minimal_config_and_refuses_bad_options() -> None:
     method = create_method({"type": "slideagent", "retriever": "bm25"})
-    assert isinstance(method, SlideAgent) and method.retrievers == ("bm25",)
+    assert isinstance(method, SlideAgent)
+    assert method.retrievers == ("bm25",)
     for bad, named in (
         ({"ablation": "without_everything"}, "without_everything"),
         ({"setting": "gold"}, "gold"),

@@ -15,9 +15,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_slideagent_support import (  # noqa: F401 - acme_document is the acme fixture
+from test_slideagent_support import (
     QUESTION,
-    acme_document,
+    acme_document,  # noqa: F401 - a fixture
     ask,
     step,
     with_bm25,
@@ -62,8 +62,10 @@ def build_and_answer(deck: DocumentEnv, backend: Backend, folder: Path) -> None:
 
     asyncio.run(build())
     knowledge = read_knowledge(folder, "acme")
-    assert len(knowledge.pages) == PAGES and all(knowledge.pages)
-    assert knowledge.elements and all(e.description for e in knowledge.elements)
+    assert len(knowledge.pages) == PAGES
+    assert all(knowledge.pages)
+    assert knowledge.elements
+    assert all(e.description for e in knowledge.elements)
     assert knowledge.usage.calls == 2 + 2 * PAGES
     for setting in ("retrieval", "oracle"):
         method = SlideAgent(knowledge_dir=str(folder), setting=setting, top_k=2, answer_tokens=12)
@@ -107,7 +109,8 @@ def test_slideagent_runs_on_a_tiny_random_vlm(acme: DocumentEnv, tmp_path: Path)
             answer_tokens=8,
         )
         prediction = ask(single, deck, backend, ASKED)
-        assert prediction.error == "" and prediction.usage.images_as_text == 0
+        assert prediction.error == ""
+        assert prediction.usage.images_as_text == 0
         for page_step in (s for s in prediction.trace if s.get("agent") == "read_page"):
             assert len(page_step["images"]) == 1  # the top pages as one grid image
     finally:

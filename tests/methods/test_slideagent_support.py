@@ -94,7 +94,10 @@ def with_bm25(env: DocumentEnv, folder: Path) -> DocumentEnv:
     """``env`` with a real BM25 index of its pages (built in ``folder``)."""
     retriever = create_retriever({"type": "bm25"})
     retriever.build(
-        [IndexedPage(text, Path(page.image)) for text, page in zip(env.page_texts, env.pages)],
+        [
+            IndexedPage(text, Path(page.image))
+            for text, page in zip(env.page_texts, env.pages, strict=True)
+        ],
         folder,
     )
     return replace(env, searchers={"bm25": retriever.load(folder)})

@@ -53,14 +53,17 @@ def answer(deck: DocumentEnv, backend: ScriptedBackend, **options) -> Prediction
 def test_every_page_goes_to_the_model_in_order_as_its_ocr_text(deck: DocumentEnv) -> None:
     backend = ScriptedBackend([" 42 million\n"])
     prediction = answer(deck, backend)
-    assert prediction.answer == "42 million" and prediction.error == ""
-    assert prediction.pages == list(range(7)) and prediction.pages_truncated == 0
+    assert prediction.answer == "42 million"
+    assert prediction.error == ""
+    assert prediction.pages == list(range(7))
+    assert prediction.pages_truncated == 0
     request = backend.requests[0]
     assert request.images == [page.image for page in deck.pages]
     text = text_of(request)
     positions = [text.index(f"### Page {n}\n[image shown as its OCR text]") for n in range(1, 8)]
     assert positions == sorted(positions)
-    assert "Revenue 2020: 42 million" in text and NO_OCR_TEXT in text
+    assert "Revenue 2020: 42 million" in text
+    assert NO_OCR_TEXT in text
     assert text.endswith("Q: What was the revenue in 2020?\nA:")
     assert prediction.usage.calls == 1
 
@@ -83,7 +86,8 @@ def test_grids_follow_mmlongbench_doc(deck: DocumentEnv, tmp_path: Path) -> None
     backend = ScriptedBackend(["42"], sees_images=True)
     prediction = answer(deck, backend, mode="grids", images_dir=str(tmp_path))
     images = backend.requests[0].images
-    assert len(images) == 4 and prediction.trace[0]["images"] == images
+    assert len(images) == 4
+    assert prediction.trace[0]["images"] == images
     first = Image.open(images[0])
     assert first.size == (2 * SIZE[0], SIZE[1])  # two pages side by side
     for cell, page in enumerate((0, 1)):
@@ -92,7 +96,8 @@ def test_grids_follow_mmlongbench_doc(deck: DocumentEnv, tmp_path: Path) -> None
     assert Image.open(images[-1]).size == SIZE  # the seventh page alone
     text = text_of(backend.requests[0].as_text_only())
     assert "### Pages 1-2\n[image shown as its OCR text]\n### Page 1\nAcme" in text
-    assert "### Pages 3-4" in text and "### Page 7\n[image shown" in text
+    assert "### Pages 3-4" in text
+    assert "### Page 7\n[image shown" in text
     assert prediction.pages == list(range(7))
 
 
@@ -103,7 +108,8 @@ def test_the_pixel_budget_is_shared_by_the_images_and_written_once(
     backend = ScriptedBackend(["42", "42"], sees_images=True)
     answer(deck, backend, max_pixels=budget, images_dir=str(tmp_path))
     images = backend.requests[0].images
-    assert len(images) == 7 and all(Path(image).parent == tmp_path for image in images)
+    assert len(images) == 7
+    assert all(Path(image).parent == tmp_path for image in images)
     assert all(0 < Image.open(image).width * Image.open(image).height <= 1000 for image in images)
     written = {path: path.stat().st_mtime_ns for path in tmp_path.iterdir()}
     answer(deck, backend, max_pixels=budget, images_dir=str(tmp_path))
@@ -121,8 +127,8 @@ def test_a_broken_page_image_fails_its_question_with_the_page_named(
     broken.write_bytes(b"not an image")
     pages = [Page("deck", 0, str(broken), *SIZE, 72), *deck.pages[1:]]
     env = DocumentEnv(deck.document, pages, TEXTS)
+    method = create_method({"type": "vanilla", "mode": "grids", "images_dir": str(tmp_path)})
     with pytest.raises(ValueError, match="broken.png cannot be read"):
-        method = create_method({"type": "vanilla", "mode": "grids", "images_dir": str(tmp_path)})
         run(method, env, ScriptedBackend(["x"]))
     assert [path.name for path in tmp_path.iterdir()] == ["broken.png"]  # nothing half-written
 

@@ -48,7 +48,8 @@ def test_reply_is_read_as_run_lvlm_reads_it(reply: str, answer: str, fmt: str) -
 
 def test_a_reply_without_an_answer_fails() -> None:
     failed = parse_extraction("Answer format: Integer\nExtracted answer: 10")
-    assert failed.answer == "Failed to extract" and "no 'Extracted answer:'" in failed.error
+    assert failed.answer == "Failed to extract"
+    assert "no 'Extracted answer:'" in failed.error
 
 
 def test_model_extraction_through_the_client() -> None:
@@ -66,7 +67,8 @@ def test_model_extraction_through_the_client() -> None:
 
     ok, failed = asyncio.run(run())
     assert ok == Extraction("17000", "Integer")
-    assert failed.answer == "Failed to extract" and "no route" in failed.error
+    assert failed.answer == "Failed to extract"
+    assert "no route" in failed.error
 
 
 @pytest.mark.parametrize(

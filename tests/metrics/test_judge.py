@@ -27,7 +27,8 @@ def test_prompt_is_the_papers_and_is_hashed() -> None:
     text = request.messages[0].text
     assert text.startswith("Question: How many?\nPredicted Answer: 5\nGround Truth Answer: ['5']")
     assert '{"correctness": 1}' in text
-    assert request.generation.max_new_tokens == 256 and request.generation.temperature == 0.0
+    assert request.generation.max_new_tokens == 256
+    assert request.generation.temperature == 0.0
     assert prompt_sha256("paper") != prompt_sha256("code")
     assert len(prompt_sha256()) == 64
     assert '{"binary_correctness": 1}' in judge_request("q", "a", "g", "code").messages[0].text
@@ -87,7 +88,8 @@ def test_unjudged_answers_count_as_wrong_or_are_left_out() -> None:
     backend = says("I think it is right")
     assert score("a", "a", question="q", backend=backend)["score"] == 0.0
     left_out = score("a", "a", question="q", backend=backend, unjudged="exclude")
-    assert left_out["score"] is None and left_out["judge_status"] == "unparseable"
+    assert left_out["score"] is None
+    assert left_out["judge_status"] == "unparseable"
 
 
 def ask_four(backend: ScriptedBackend) -> list[judge.Verdict]:
@@ -117,7 +119,8 @@ def test_a_failed_call_is_that_answers_verdict() -> None:
 
     verdicts = ask_four(ScriptedBackend(reply, max_batch_size=1))
     assert [v.correct for v in verdicts] == [1.0, 0.0, None, 1.0]
-    assert verdicts[2].status == "failed" and "server down" in verdicts[2].error
+    assert verdicts[2].status == "failed"
+    assert "server down" in verdicts[2].error
 
 
 def test_aggregate_counts_what_had_no_verdict() -> None:

@@ -65,7 +65,8 @@ def test_list_length_penalty_and_order() -> None:
 def test_list_crashes_of_the_original() -> None:
     for gold, pred in (([], "[]"), (["a"], "[]"), ([{"a": 1}, "b"], "['1', 'b']")):
         got = score(gold, pred, answer_format="List")
-        assert got["score"] == 0.0 and "the original crashes" in got["scorer_error"]
+        assert got["score"] == 0.0
+        assert "the original crashes" in got["scorer_error"]
     assert s([], "[]", "List", variant="corrected") == 1.0
     assert s(["a"], "[]", "List", variant="corrected") == 0.0
     assert s([{"a": 1}, "b"], "['1', 'b']", "List", variant="corrected") == 1.0
@@ -89,7 +90,8 @@ def test_aggregate_by_hand() -> None:
     ]
     got = aggregate(rows)
     assert got["acc"] == pytest.approx(0.5)
-    assert got["recall"] == pytest.approx(0.5) and got["precision"] == pytest.approx(0.75)
+    assert got["recall"] == pytest.approx(0.5)
+    assert got["precision"] == pytest.approx(0.75)
     assert got["breakdown"]["task"]["Reasoning"] == {"acc": 0.5, "questions": 1}
     assert set(got["breakdown"]["evidence_source"]) == {"Text", "Table", "Figure"}  # no Other
     assert got["breakdown"]["evidence_pages"] == {

@@ -92,10 +92,12 @@ def test_list_crashes_of_the_original_score_zero_with_a_reason() -> None:
     assert (empty["score"], "IndexError" in empty["scorer_error"]) == (0.0, True)
     assert score("[]", "[]", answer_format="List", variant="corrected") == {"score": 1.0}
     broken = score("['a']", "['a'", answer_format="List")
-    assert broken["score"] == 0.0 and "SyntaxError" in broken["scorer_error"]
+    assert broken["score"] == 0.0
+    assert "SyntaxError" in broken["scorer_error"]
     assert score("['a']", "['a'", answer_format="List", variant="corrected")["score"] == 0.0
     code = score("['a']", "[len('ab')]", answer_format="List")
-    assert code["score"] == 0.0 and "does not execute" in code["scorer_error"]
+    assert code["score"] == 0.0
+    assert "does not execute" in code["scorer_error"]
 
 
 def test_unknown_or_missing_format_is_scored_as_a_list() -> None:

@@ -66,7 +66,7 @@ def scored_run(
                     "peak_memory_mb": peak_memory_mb,
                 },
             }
-            for i, (q, answer) in enumerate(zip(QUESTIONS, answers))
+            for i, (q, answer) in enumerate(zip(QUESTIONS, answers, strict=True))
         ],
     )
     scores = score_run(

@@ -27,5 +27,6 @@ def test_a_clean_page_passes_and_a_broken_one_is_caught(tmp_path: Path) -> None:
     ok = check_page(clean, settle=0.2)
     assert (ok.images_shown, ok.broken_images, ok.console_errors) == (1, [], [])
     bad = check_page(broken, settle=0.2)
-    assert bad.broken_images and any("boom" in e for e in bad.console_errors)
+    assert bad.broken_images
+    assert any("boom" in e for e in bad.console_errors)
     assert any("undefinedFunction" in e for e in bad.console_errors)

@@ -59,12 +59,14 @@ def test_dataset_columns_with_average_best_and_paper_numbers(tmp_path: Path, run
     assert [c.label for c in table.columns] == ["alpha", "beta", "Avg"]
     assert table.rows == [("vanilla", "m1"), ("mdocagent_top1", "m1")]
     half, good = table.cells[0, 0].value, table.cells[1, 0].value
-    assert good == 100.0 and 0 < half < 100
+    assert good == 100.0
+    assert 0 < half < 100
     assert table.cells[0, 2].value == pytest.approx((half + 100.0) / 2)
     low, high = table.cells[0, 0].interval
     assert low <= half <= high
     assert table.cells[1, 0].reported.value == 51.7
-    assert table.cells[1, 2].reported.value == 40.7 and table.cells[0, 0].reported is None
+    assert table.cells[1, 2].reported.value == 40.7
+    assert table.cells[0, 0].reported is None
     # each row wins one dataset; the averages tie and mark nothing
     assert best_cells(table) == {(1, 0), (0, 1)}
     markdown = to_markdown(table)
@@ -122,7 +124,8 @@ def test_latex_escape() -> None:
 def test_reported_numbers_file_loads_and_names_its_sources() -> None:
     numbers = load_reported(ROOT / "config" / "reported_numbers.yaml")
     number = numbers[("longdocurl_mdocagent", "mdocagent_top4", "qwen2-vl-7b", "overall")]
-    assert number.value == 57.8 and "MDocAgent" in number.source
+    assert number.value == 57.8
+    assert "MDocAgent" in number.source
     assert numbers[("slidevqa", "slideagent", "gpt-4o", "overall")].value == 84.9
     assert all(0 <= n.value <= 100 for n in numbers.values())
 

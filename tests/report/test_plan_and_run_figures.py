@@ -107,7 +107,8 @@ def test_agent_figures_from_trace_summaries(tmp_path: Path) -> None:
     out = tmp_path / "figures"
     plot_recall_by_round(runs, out / "r.png", out / "r.pdf", dpi=100)
     plot_calls_per_action(runs, out / "c.png", out / "c.pdf", dpi=100)
-    assert _is_png(out / "r.png") and _is_png(out / "c.png")
+    assert _is_png(out / "r.png")
+    assert _is_png(out / "c.png")
 
 
 def test_score_by_kind_adds_an_evidence_source_panel_when_questions_have_one(
@@ -121,7 +122,8 @@ def test_score_by_kind_adds_an_evidence_source_panel_when_questions_have_one(
     plot_score_by_kind([tagged], out / "both.png", out / "both.pdf", dpi=50)
     plot_score_by_kind([untagged], out / "kind.png", out / "kind.pdf", dpi=50)
     with Image.open(out / "both.png") as both, Image.open(out / "kind.png") as kind:
-        assert both.size[0] == kind.size[0] and both.size[1] > 1.5 * kind.size[1]
+        assert both.size[0] == kind.size[0]
+        assert both.size[1] > 1.5 * kind.size[1]
 
 
 def test_a_table_naming_an_unknown_dataset_or_a_name_twice_is_an_error() -> None:

@@ -118,7 +118,7 @@ def files(tmp_path: Path) -> tuple[list[Path], list[Path]]:
 
 def test_one_row_per_run_with_summary_values(files) -> None:
     df = results_table(*files)
-    assert list(zip(df["dataset"], df["method"])) == [
+    assert list(zip(df["dataset"], df["method"], strict=True)) == [
         ("other", "rag"),
         ("synth", "rag"),
         ("synth", "vanilla"),
@@ -250,8 +250,10 @@ def test_markdown_bolds_best_per_dataset(files) -> None:
     }
     column = {name: header.index(name) for name in header}
     rag, vanilla = rows["rag"], rows["vanilla"]
-    assert rag[column["Overall"]] == "**75.0**" and vanilla[column["Overall"]] == "50.0"
-    assert rag[column["errors"]] == "**0**" and vanilla[column["errors"]] == "1"
+    assert rag[column["Overall"]] == "**75.0**"
+    assert vanilla[column["Overall"]] == "50.0"
+    assert rag[column["errors"]] == "**0**"
+    assert vanilla[column["errors"]] == "1"
     assert rag[column["calls/question"]] == "**1.00**"
     assert rag[column["F1"]] == "–"  # undefined, and a single defined value marks nothing
     assert vanilla[column["F1"]] == "50.0"

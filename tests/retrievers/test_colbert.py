@@ -28,7 +28,8 @@ def test_scores_are_the_encoders_maxsim_and_empty_pages_rank_last(
     assert scores[:NO_TEXT_PAGE] == pytest.approx(expected.tolist(), rel=2e-3)
     assert scores[NO_TEXT_PAGE] == -math.inf
     ranking = searcher.search(query, len(TEXTS))
-    assert sorted(ranking) == list(range(len(TEXTS))) and ranking[-1] == NO_TEXT_PAGE
+    assert sorted(ranking) == list(range(len(TEXTS)))
+    assert ranking[-1] == NO_TEXT_PAGE
 
 
 def test_a_long_page_keeps_the_vectors_of_all_its_chunks(

@@ -69,7 +69,7 @@ def test_texts_batched_by_token_count_come_back_in_their_own_order(
     together = retriever.encode(texts)
     alone = [retriever.encode([text])[0] for text in texts]
     assert together.shape == (len(texts), alone[0].shape[0])
-    for row, single in zip(together.tolist(), alone):
+    for row, single in zip(together.tolist(), alone, strict=True):
         assert row == pytest.approx(single.tolist(), abs=1e-5)
     assert retriever.encode([]).numel() == 0
 

@@ -13,7 +13,8 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "retrieval.py"
 
 def test_the_dense_compute_floor_counts_the_encoders_matrix_products() -> None:
     spec = importlib.util.spec_from_file_location("retrieval_benchmark", SCRIPT)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     floor = script.dense_compute_floor(tokens=20, batch_queries=4)

@@ -19,7 +19,9 @@ def test_a_computation_over_the_evidence_returns_its_result_and_printout() -> No
         "result = {'mean': statistics.mean(values), 'total': sum(values)}\n"
     )
     outcome = run_python(code, [{"value": 2}, {"value": 4}])
-    assert outcome.ok and outcome.error == "" and outcome.blocked == ()
+    assert outcome.ok
+    assert outcome.error == ""
+    assert outcome.blocked == ()
     assert outcome.result == {"mean": 3, "total": 6}
     assert outcome.stdout == "values [2, 4]\n"
     assert outcome.describe() == 'result = {"mean": 3, "total": 6}\nprinted:\nvalues [2, 4]'
@@ -49,7 +51,8 @@ def test_a_failing_program_reports_its_line_and_exception() -> None:
 
 def test_a_syntax_error_is_reported() -> None:
     outcome = run_python("result = (1 +")
-    assert outcome.kind == "error" and "SyntaxError" in outcome.error
+    assert outcome.kind == "error"
+    assert "SyntaxError" in outcome.error
 
 
 def test_a_result_that_is_not_json_or_too_long_comes_back_as_its_cut_repr() -> None:

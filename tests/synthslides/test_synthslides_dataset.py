@@ -59,7 +59,8 @@ def test_ids_evidence_pages_and_sources(default_set):
         assert all(0 <= p < pages[q.doc_id] for p in q.evidence_pages), q
         assert set(q.tags["evidence_sources"]) <= SOURCES
         if q.answer_format == "List":
-            assert isinstance(q.answer, list) and all(isinstance(a, str) for a in q.answer)
+            assert isinstance(q.answer, list)
+            assert all(isinstance(a, str) for a in q.answer)
         else:
             assert isinstance(q.answer, str)
 
@@ -70,7 +71,8 @@ def test_unanswerable_questions(default_set):
         unanswerable = q.tags["kind"] == "unanswerable"
         assert unanswerable == (q.answer_format == "None") == (q.answer == UNANSWERABLE)
         if unanswerable:
-            assert q.evidence_pages == [] and q.tags["evidence_sources"] == []
+            assert q.evidence_pages == []
+            assert q.tags["evidence_sources"] == []
         else:
             assert q.evidence_pages
 

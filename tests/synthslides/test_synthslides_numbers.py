@@ -9,7 +9,7 @@ from docqa.datasets.synthslides.numbers import Metric, percentage_change, ratio
 
 
 @pytest.mark.parametrize(
-    "style, value, label",
+    ("style", "value", "label"),
     [
         ("int", 1234, "1,234"),
         ("int", 7, "7"),

@@ -19,7 +19,7 @@ def test_defaults():
 
 
 @pytest.mark.parametrize(
-    "options, key",
+    ("options", "key"),
     [
         ({"deck": 3}, "deck"),
         ({"decks": "3"}, "decks"),

@@ -8,8 +8,9 @@ package (the cache and the client stay light).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from docqa.backends.base import Backend
 from docqa.runtime.registry import Registry

@@ -41,7 +41,7 @@ class Backend(ABC):
     @abstractmethod
     def identity(self) -> dict[str, Any]: ...
 
-    def validate(self, request: ChatRequest) -> None:
+    def validate(self, request: ChatRequest) -> None:  # noqa: B027 - optional check
         """Raise ``ValueError`` if this backend can never answer ``request`` (for example image
         parts sent to a text-only model). The client calls it before queueing a request, so one
         bad request fails its own caller rather than the whole batch it would have joined."""
@@ -50,5 +50,5 @@ class Backend(ABC):
     def generate(self, requests: list[ChatRequest]) -> list[Completion]:
         """Answer every request, in order. Runs in a worker thread, never on the event loop."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook
         """Release the model's memory."""

@@ -85,7 +85,7 @@ class ModelClient:
                     f"completions for {len(requests)} requests"
                 )
             if self.cache is not None:
-                for request, completion in zip(requests, completions):
+                for request, completion in zip(requests, completions, strict=True):
                     if completion.retried_max_pixels is None:
                         self.cache.put(self.backend.identity, request, completion)
         except Exception as error:  # every caller of the batch gets the batch's error
@@ -93,6 +93,6 @@ class ModelClient:
                 if not pending.future.done():
                     pending.future.set_exception(error)
             return
-        for pending, completion in zip(batch, completions):
+        for pending, completion in zip(batch, completions, strict=True):
             if not pending.future.done():
                 pending.future.set_result(completion)

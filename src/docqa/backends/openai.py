@@ -63,7 +63,7 @@ class HTTPSettings:
     seed: int | None = None
 
     @classmethod
-    def from_config(cls, model_cfg: dict[str, Any]) -> "HTTPSettings":
+    def from_config(cls, model_cfg: dict[str, Any]) -> HTTPSettings:
         names = {f.name for f in fields(cls)}
         return cls(**{key: value for key, value in model_cfg.items() if key in names})
 
@@ -210,7 +210,7 @@ class OpenAICompatible(Backend):
             raise RuntimeError(
                 f"model {self.name}: HTTP {error.code} from {self.settings.base_url}: {detail}"
             ) from None
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             raise RetryableError(f"timed out after {self.settings.timeout_s} s") from None
         except urllib.error.URLError as error:
             if isinstance(error.reason, (TimeoutError, socket.timeout)):

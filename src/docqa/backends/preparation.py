@@ -27,9 +27,10 @@ import logging
 import re
 import tempfile
 import time
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ Preparer = Callable[[str, dict[str, Any], Path], None]
 
 def prepare_model(name: str, model_cfg: dict[str, Any], out_dir: Path) -> None:
     """Write the model ``name`` (config entry ``model_cfg``) as a loadable folder ``out_dir``."""
-    backend = model_cfg.get("backend")
+    backend = str(model_cfg.get("backend"))
     try:
         preparer = PREPARERS[backend]
     except KeyError:

@@ -22,14 +22,14 @@ class Part:
     image: str = ""
 
     @staticmethod
-    def of_text(text: str) -> "Part":
+    def of_text(text: str) -> Part:
         return Part("text", text=text)
 
     @staticmethod
-    def of_image(path: str, ocr_text: str = "") -> "Part":
+    def of_image(path: str, ocr_text: str = "") -> Part:
         return Part("image", text=ocr_text, image=str(path))
 
-    def as_text(self) -> "Part":
+    def as_text(self) -> Part:
         """This part for a text-only model: an image becomes its marked OCR text."""
         if self.kind == "text":
             return self
@@ -47,14 +47,14 @@ class Message:
     parts: tuple[Part, ...]
 
     @staticmethod
-    def user(*parts: Part | str) -> "Message":
+    def user(*parts: Part | str) -> Message:
         return Message("user", tuple(Part.of_text(p) if isinstance(p, str) else p for p in parts))
 
     @property
     def text(self) -> str:
         return "".join(p.text for p in self.parts if p.kind == "text")
 
-    def as_text(self) -> "Message":
+    def as_text(self) -> Message:
         return Message(self.role, tuple(p.as_text() for p in self.parts))
 
 
@@ -73,7 +73,7 @@ class ChatRequest:
     generation: Generation = field(default_factory=Generation)
 
     @staticmethod
-    def prompt(text: str, generation: Generation | None = None) -> "ChatRequest":
+    def prompt(text: str, generation: Generation | None = None) -> ChatRequest:
         """A single user message of plain text."""
         return ChatRequest((Message.user(text),), generation or Generation())
 
@@ -81,7 +81,7 @@ class ChatRequest:
     def images(self) -> list[str]:
         return [p.image for m in self.messages for p in m.parts if p.kind == "image"]
 
-    def as_text_only(self) -> "ChatRequest":
+    def as_text_only(self) -> ChatRequest:
         """The request for a text-only model: every image part replaced by its marked OCR text
         (an error naming the image if one has none)."""
         if not self.images:

@@ -61,7 +61,7 @@ class LMSettings:
             raise ValueError(f"max_batch_size must be at least 1, not {self.max_batch_size}")
 
     @classmethod
-    def from_config(cls, model_cfg: dict[str, Any]) -> "LMSettings":
+    def from_config(cls, model_cfg: dict[str, Any]) -> LMSettings:
         """The settings among a model's config keys; other keys (backend, gpus…) are ignored."""
         names = cls.__dataclass_fields__
         return cls(**{key: value for key, value in model_cfg.items() if key in names})
@@ -109,7 +109,7 @@ class TransformersLM(Backend):
         }
         self.model: Any = AutoModelForCausalLM.from_pretrained(model_dir, **options)
         if "device_map" not in options:
-            self.model.to(self.device)
+            self.model.to(self.device)  # type: ignore[arg-type]
         self.model.eval()
         self.device = self.model.device
         eos = self.model.generation_config.eos_token_id
@@ -141,7 +141,7 @@ class TransformersLM(Backend):
         results: dict[int, Completion] = {}
         for temperature, indices in by_temperature.items():
             completions = self._generate_batch([requests[i] for i in indices], temperature)
-            results.update(zip(indices, completions))
+            results.update(zip(indices, completions, strict=True))
         return [results[index] for index in range(len(requests))]
 
     def close(self) -> None:
@@ -214,7 +214,7 @@ class TransformersLM(Backend):
                 peak_memory_mb=peak_mb,
             )
             completions.append(
-                Completion(cut_at_stop(text, request.generation.stop), usage, truncated)
+                Completion(cut_at_stop(text, request.generation.stop), usage, truncated)  # type: ignore[arg-type]
             )
         return completions
 
@@ -258,7 +258,7 @@ class StopCriteria(StoppingCriteria):
                 if any(stop in text for stop in stops):
                     self.stopped_at[row] = count
         done = [at is not None for at in self.stopped_at]
-        return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
+        return torch.tensor(done, dtype=torch.bool, device=input_ids.device)  # type: ignore[return-value]
 
 
 def cut_middle(ids: list[int], limit: int, mark: list[int]) -> tuple[list[int], int]:

@@ -55,7 +55,7 @@ class VLLMSettings:
     trust_remote_code: bool = False
 
     @classmethod
-    def from_config(cls, model_cfg: dict[str, Any]) -> "VLLMSettings":
+    def from_config(cls, model_cfg: dict[str, Any]) -> VLLMSettings:
         names = {f.name for f in fields(cls)}
         return cls(**{key: value for key, value in model_cfg.items() if key in names})
 

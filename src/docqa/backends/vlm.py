@@ -71,7 +71,7 @@ class VLMSettings:
     trust_remote_code: bool = False
 
     @classmethod
-    def from_config(cls, model_cfg: dict[str, Any]) -> "VLMSettings":
+    def from_config(cls, model_cfg: dict[str, Any]) -> VLMSettings:
         names = {f.name for f in fields(cls)}
         return cls(**{key: value for key, value in model_cfg.items() if key in names})
 
@@ -141,7 +141,7 @@ class TransformersVLM(Backend):
         results: dict[int, Completion] = {}
         for temperature, indices in by_temperature.items():
             batch = [requests[i] for i in indices]
-            results.update(zip(indices, self._answer(batch, temperature)))
+            results.update(zip(indices, self._answer(batch, temperature), strict=True))
         return [results[index] for index in range(len(requests))]
 
     def close(self) -> None:

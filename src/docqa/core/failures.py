@@ -8,9 +8,9 @@ its outputs, always, empty when nothing failed, so a run can be checked by readi
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.records import Record

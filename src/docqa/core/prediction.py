@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.records import Record
@@ -29,7 +30,7 @@ class Usage(Record):
     #: requests that ran out of memory and were answered once more with a smaller pixel budget
     budget_retries: int = 0
 
-    def add(self, other: "Usage") -> None:
+    def add(self, other: Usage) -> None:
         self.calls += other.calls
         self.cached_calls += other.cached_calls
         self.tokens_in += other.tokens_in
@@ -58,7 +59,7 @@ class Prediction(Record):
     pages_truncated: int = 0
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Prediction":
+    def from_dict(cls, data: dict[str, Any]) -> Prediction:
         data = dict(data)
         data["usage"] = Usage.from_dict(data.get("usage", {}))
         return super().from_dict(data)

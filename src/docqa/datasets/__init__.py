@@ -9,8 +9,9 @@ downloaded benchmarks share :mod:`docqa.datasets.convert`; each also offers
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from docqa.runtime.registry import Registry
 

@@ -79,10 +79,10 @@ def row(name: str, entry: dict[str, Any], datasets: dict[str, Any], results: Pat
 
 
 def table(rows: list[list[str]]) -> str:
-    widths = [max(len(str(cell)) for cell in column) for column in zip(COLUMNS, *rows)]
+    widths = [max(len(str(cell)) for cell in column) for column in zip(COLUMNS, *rows, strict=True)]
     lines = [COLUMNS, tuple("-" * width for width in widths), *rows]
     return "\n".join(
-        "  ".join(str(cell).ljust(width) for cell, width in zip(line, widths)).rstrip()
+        "  ".join(str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
         for line in lines
     )
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import inspect
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from docqa.core.document import Document
 from docqa.core.failures import Failure, write_failures

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import pypdfium2 as pdfium
 

@@ -29,10 +29,11 @@ import json
 import logging
 import os
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 log = logging.getLogger(__name__)
@@ -215,6 +216,11 @@ def _hub(
     previous = (old or {}).get("files", {})
     with _explained(source, endpoint, token):
         commit = api.dataset_info(source.repo, revision=source.revision).sha
+        if commit is None:
+            raise DownloadError(
+                f"{source.repo}: the Hub returned no commit for {source.revision!r}; "
+                "check the revision in the catalogue (source.revision)"
+            )
         if commit != source.revision:
             log.warning(
                 "%s: revision %r resolved to commit %s; pin that commit in the catalogue "
@@ -384,7 +390,7 @@ def _url_files(
     for listing in listings:
         table = pq.read_table(dest / listing, columns=[url_list.name_column, url_list.url_column])
         names = table.column(url_list.name_column).to_pylist()
-        for name, url in zip(names, table.column(url_list.url_column).to_pylist()):
+        for name, url in zip(names, table.column(url_list.url_column).to_pylist(), strict=True):
             path = f"{url_list.into}/{Path(str(name)).name}"
             record = previous.get(path)
             local = dest / path

@@ -12,7 +12,8 @@ import ast
 import json
 import math
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from docqa.core.question import UNANSWERABLE
 

@@ -21,8 +21,9 @@ and ``pdf_path``) is kept in ``Question.original``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from docqa.core.question import Question
 from docqa.datasets import DATASETS

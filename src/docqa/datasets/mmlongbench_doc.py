@@ -23,8 +23,9 @@ that some evidence pages are printed page numbers, not PDF pages; they are kept 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from docqa.core.question import Question
 from docqa.datasets import DATASETS

@@ -8,8 +8,9 @@ without parquet files do not need it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 BATCH_ROWS = 64
 

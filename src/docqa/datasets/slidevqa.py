@@ -101,8 +101,8 @@ def write_documents(
         except BadRow as problem:
             written.skip(name, path, problem)
     for name in sorted(wanted):
-        problem = BadRow(f"deck {name} has no row with slides", "check the download")
-        written.skip(name, root, problem)
+        missing = BadRow(f"deck {name} has no row with slides", "check the download")
+        written.skip(name, root, missing)
     return written
 
 

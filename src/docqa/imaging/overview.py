@@ -49,8 +49,9 @@ def _draw_grid(thumbnails: list[Path], pages: list[int], cols: int) -> Image.Ima
     never hides the page's own text (a slide title sits exactly where a corner label would)."""
     cells = [Image.open(path).convert("RGB") for path in thumbnails]
     cell_width = max(cell.width for cell in cells)
-    font = ImageFont.load_default(size=max(12, cell_width // 5))
-    label_height = round(font.size * 1.25)
+    font_size = max(12, cell_width // 5)
+    font = ImageFont.load_default(size=font_size)
+    label_height = round(font_size * 1.25)
     cell_height = label_height + max(cell.height for cell in cells)
     used_rows = -(-len(cells) // cols)
     used_cols = min(cols, len(cells))
@@ -60,7 +61,7 @@ def _draw_grid(thumbnails: list[Path], pages: list[int], cols: int) -> Image.Ima
         BACKGROUND,
     )
     draw = ImageDraw.Draw(sheet)
-    for slot, (cell, page) in enumerate(zip(cells, pages)):
+    for slot, (cell, page) in enumerate(zip(cells, pages, strict=False)):
         x = GAP + (slot % cols) * (cell_width + GAP)
         y = GAP + (slot // cols) * (cell_height + GAP)
         label = f"p. {page + 1}"

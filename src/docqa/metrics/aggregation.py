@@ -17,7 +17,8 @@ undefined, not zero.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 Row = Mapping[str, Any]
 

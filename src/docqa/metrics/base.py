@@ -9,8 +9,9 @@ columns, and an optional model step (answer extraction, judging) run before scor
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from docqa.backends.client import ModelClient
 from docqa.core.prediction import Prediction

@@ -13,8 +13,9 @@ differences centred on the observed one (the null distribution by shifting).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 

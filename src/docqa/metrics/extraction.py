@@ -24,9 +24,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Sequence
+from typing import Any
 
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation, Message, Part
@@ -210,9 +211,13 @@ async def prepare(
     extractor; without, the rule-based one. Each question gets ``pred`` (the short answer
     scored), ``extracted_format`` and ``step_error``."""
     if client is None:
-        found = [extract_by_rules(a, q.answer_format) for q, a in zip(questions, answers)]
+        found = [
+            extract_by_rules(a, q.answer_format) for q, a in zip(questions, answers, strict=True)
+        ]
     else:
-        found = await extract_answers(client, [(q.question, a) for q, a in zip(questions, answers)])
+        found = await extract_answers(
+            client, [(q.question, a) for q, a in zip(questions, answers, strict=True)]
+        )
     return [
         {"pred": e.answer, "extracted_format": e.answer_format, "step_error": e.error}
         for e in found

@@ -22,8 +22,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
@@ -203,7 +204,7 @@ async def _prepare(
             f"metric 'judge' needs its model {options['model']!r}, but the score stage was given "
             "no backend for it; pass one to docqa.stages.score.score_run(..., backend=...)"
         )
-    items = [(q.question, answer, q.answer) for q, answer in zip(questions, answers)]
+    items = [(q.question, answer, q.answer) for q, answer in zip(questions, answers, strict=True)]
     verdicts = await judge_answers(client, items, options["prompt"])
     return [verdict_score(verdict, options["unjudged"]) for verdict in verdicts]
 

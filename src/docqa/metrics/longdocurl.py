@@ -37,7 +37,8 @@ multisets, and empty or mixed lists are scored instead of crashing.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question

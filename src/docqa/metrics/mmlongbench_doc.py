@@ -28,7 +28,8 @@ empty ``Int`` gold no longer matches every unparseable prediction.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
@@ -143,7 +144,7 @@ def _list_score(gold: Any, pred: Any, corrected: bool) -> float:
     preds = sorted(clean(item) for item in preds)
     if is_float(golds[0]) or needs_exact_match(golds[0]):
         return float("-".join(golds) == "-".join(preds))
-    return min(anls(g, p) for g, p in zip(golds, preds))
+    return min(anls(g, p) for g, p in zip(golds, preds, strict=True))
 
 
 def _page_group(row: Row) -> list[str]:

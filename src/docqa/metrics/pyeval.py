@@ -19,7 +19,8 @@ import ast
 import builtins
 import operator
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 MAX_EXPONENT = 10_000
 MAX_REPEAT = 1_000_000
@@ -131,7 +132,7 @@ def _items(nodes: list[ast.expr]) -> list[Any]:
 
 def _dict(node: ast.Dict) -> dict[Any, Any]:
     result: dict[Any, Any] = {}
-    for key, value in zip(node.keys, node.values):
+    for key, value in zip(node.keys, node.values, strict=True):
         if key is None:  # {**other}
             result.update(_value(value))
         else:
@@ -152,7 +153,7 @@ def _bool_op(node: ast.BoolOp) -> Any:
 
 def _compare(node: ast.Compare) -> bool:
     left = _value(node.left)
-    for op, comparator in zip(node.ops, node.comparators):
+    for op, comparator in zip(node.ops, node.comparators, strict=True):
         right = _value(comparator)
         if not _COMPARE[type(op)](left, right):
             return False

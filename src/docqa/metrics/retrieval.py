@@ -16,8 +16,9 @@ which would otherwise count every page as wrong.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from statistics import fmean
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 KS = (1, 3, 5)
 

@@ -24,8 +24,9 @@ does not give its weighting):
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from statistics import fmean
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from docqa.core.prediction import Prediction
 from docqa.core.question import UNANSWERABLE, Question

@@ -40,7 +40,8 @@ import re
 import string
 import unicodedata
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
@@ -51,8 +52,28 @@ NORMALIZATIONS = ("official", "corrected")
 WORD_NUMBERS = {
     word: str(value)
     for value, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen".split()
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ]
     )
 }
 # (old, new), applied in this order with str.replace.
@@ -184,7 +205,8 @@ def score(
             "scorer_error": f"the original crashes: IndexError: {error} "
             f"(nothing follows a unit cue in the question {question!r})",
         }
-    return _overlap(pred_tokens, gold_tokens)
+    scores: dict[str, float | str] = {**_overlap(pred_tokens, gold_tokens)}
+    return scores
 
 
 def evidence(gold_pages: Sequence[int], pred_pages: Sequence[int]) -> dict[str, float]:

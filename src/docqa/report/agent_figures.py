@@ -30,7 +30,7 @@ def plot_recall_by_round(runs: list[Scores], out_png: Path, out_pdf: Path, dpi: 
     labels = {label: i for i, label in enumerate(sorted({r.label for r in agent_runs(runs)}))}
     with figure_style():
         figure, axes = _panels(max(len(datasets), 1))
-        for ax, (dataset, members) in zip(axes, datasets.items()):
+        for ax, (dataset, members) in zip(axes, datasets.items(), strict=False):
             for run in members:
                 curve = run.summary["agent"]["recall_by_round"]
                 index = labels[run.label]
@@ -62,7 +62,7 @@ def plot_calls_per_action(runs: list[Scores], out_png: Path, out_pdf: Path, dpi:
     labels = {label: i for i, label in enumerate(sorted({r.label for r in agent_runs(runs)}))}
     with figure_style():
         figure, axes = _panels(max(len(datasets), 1))
-        for ax, (dataset, members) in zip(axes, datasets.items()):
+        for ax, (dataset, members) in zip(axes, datasets.items(), strict=False):
             actions = sorted(
                 {a for run in members for a in run.summary["agent"]["calls_per_action"]}
             )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import textwrap
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, TypeVar
+from typing import TypeVar
 
 import numpy as np
 from matplotlib.artist import Artist
@@ -83,7 +84,7 @@ def _kind_panel(
             linewidth=0.5,
         )
         # A missing bar would read as a score of 0: say that the run has no such questions.
-        for centre, value in zip(centres, values):
+        for centre, value in zip(centres, values, strict=False):
             if np.isnan(value):
                 ax.text(
                     centre,
@@ -135,7 +136,7 @@ def plot_score_by_kind(
     with figure_style():
         figure = Figure(figsize=(PAGE_WIDTH, 0.6 + 2.4 * len(panels)), layout="constrained")
         axes = figure.subplots(len(panels), 1, squeeze=False)[:, 0]
-        for ax, (dataset, breakdown, dataset_runs) in zip(axes, panels):
+        for ax, (dataset, breakdown, dataset_runs) in zip(axes, panels, strict=False):
             _kind_panel(ax, dataset, dataset_runs, colours, breakdown)
         handles, labels = unique_legend(axes)
         figure.legend(
@@ -165,7 +166,7 @@ def unique_legend(axes: Iterable[Axes]) -> tuple[list[Artist], list[str]]:
     """Legend entries of all panels, each label once, in label order."""
     entries: dict[str, Artist] = {}
     for ax in axes:
-        for handle, label in zip(*ax.get_legend_handles_labels()):
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=False):
             entries.setdefault(label, handle)
     labels = sorted(entries, key=lambda label: (label.startswith("random"), label))
     return [entries[label] for label in labels], labels
@@ -230,7 +231,7 @@ def plot_retrieval_recall(
             layout="constrained",
         )
         axes = figure.subplots(rows, columns, squeeze=False).ravel()
-        for ax, (dataset, dataset_curves) in zip(axes, datasets.items()):
+        for ax, (dataset, dataset_curves) in zip(axes, datasets.items(), strict=False):
             _recall_panel(ax, dataset, dataset_curves, colours)
         for ax in axes[len(datasets) :]:
             ax.set_visible(False)

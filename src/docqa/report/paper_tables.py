@@ -44,7 +44,7 @@ class TableSpec:
     metrics: tuple[str, ...] = ("overall",)
 
     @classmethod
-    def from_config(cls, entry: dict[str, Any]) -> "TableSpec":
+    def from_config(cls, entry: dict[str, Any]) -> TableSpec:
         return cls(
             name=entry["name"],
             title=entry["title"],
@@ -154,11 +154,8 @@ def paper_table(
         for c, column in enumerate(columns):
             if column.dataset == AVERAGE:
                 values = [cells[r, i].value for i in range(c)]
-                value = (
-                    sum(values) / len(values)
-                    if values and all(v is not None for v in values)
-                    else None
-                )
+                known = [v for v in values if v is not None]
+                value = sum(known) / len(known) if values and len(known) == len(values) else None
                 interval = None
             else:
                 run = by_key.get((column.dataset, method, model))
@@ -175,11 +172,8 @@ def best_cells(table: PaperTable) -> set[tuple[int, int]]:
     marked; a column with fewer than two different values marks nothing."""
     best: set[tuple[int, int]] = set()
     for c in range(len(table.columns)):
-        shown = {
-            r: round(table.cells[r, c].value, 1)
-            for r in range(len(table.rows))
-            if table.cells[r, c].value is not None
-        }
+        values = {r: table.cells[r, c].value for r in range(len(table.rows))}
+        shown = {r: round(value, 1) for r, value in values.items() if value is not None}
         if len(set(shown.values())) < 2:
             continue
         top = max(shown.values())

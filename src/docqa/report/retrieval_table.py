@@ -40,7 +40,7 @@ def retrieval_table(recall_files: list[Path], depths: tuple[int, ...] = DEPTHS) 
         for curve in group:
             rows.append(_row(curve, curve.retriever, curve.recall, depths))
         random = [_row(curve, RANDOM, curve.random, depths) for curve in group]
-        for curve, row in zip(group[1:], random[1:]):
+        for curve, row in zip(group[1:], random[1:], strict=True):
             if row != random[0]:
                 raise ValueError(
                     f"{curve.path} and {group[0].path} disagree on the random baseline "

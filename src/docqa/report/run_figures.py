@@ -50,8 +50,8 @@ def plot_score_vs_cost(runs: list[Scores], out_png: Path, out_pdf: Path, dpi: in
     with figure_style():
         figure = Figure(figsize=(PAGE_WIDTH, 0.8 + 2.4 * len(datasets)), layout="constrained")
         axes = figure.subplots(len(datasets), len(COSTS), squeeze=False)
-        for row, (dataset, members) in zip(axes, datasets.items()):
-            for ax, (field, name) in zip(row, COSTS):
+        for row, (dataset, members) in zip(axes, datasets.items(), strict=False):
+            for ax, (field, name) in zip(row, COSTS, strict=False):
                 for run in members:
                     value, error = overall_with_error(run)
                     index = labels[run.label]
@@ -96,7 +96,7 @@ def plot_score_by_top_k(
         )
         axes = figure.subplots(-(-len(datasets) // 2), min(len(datasets), 2), squeeze=False)
         flat = list(axes.ravel())
-        for ax, dataset in zip(flat, datasets):
+        for ax, dataset in zip(flat, datasets, strict=False):
             for key, methods in sorted(series.items()):
                 points = [
                     (k, by_run[dataset, methods[k], key[1]])
@@ -162,7 +162,7 @@ def plot_quantization(
         axes = figure.subplots(1, len(QUANTIZATION_PANELS), squeeze=False)[0]
         width = 0.8 / len(models)
         x = np.arange(len(cases), dtype=float)
-        for ax, (name, measure) in zip(axes, QUANTIZATION_PANELS):
+        for ax, (name, measure) in zip(axes, QUANTIZATION_PANELS, strict=False):
             for index, model in enumerate(models):
                 measured = [
                     measure(by_run[case + (model,)])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 from matplotlib.figure import Figure
@@ -34,7 +35,7 @@ PAGE_WIDTH = 7.0
 #: PNG resolution unless the config's report.figures.dpi says otherwise
 DPI = 300
 
-RC_PARAMS = {
+RC_PARAMS: dict[str, Any] = {
     "font.family": "DejaVu Sans",
     "font.size": 8,
     "axes.titlesize": 9,
@@ -61,7 +62,7 @@ RC_PARAMS = {
 
 def figure_style() -> AbstractContextManager[None]:
     """Context in which to build and save a figure: the style applies to both."""
-    return matplotlib.rc_context(RC_PARAMS)
+    return matplotlib.rc_context(RC_PARAMS)  # type: ignore[arg-type]
 
 
 def colour(index: int) -> str:

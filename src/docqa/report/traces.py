@@ -126,7 +126,7 @@ def _facts(prediction: Prediction, question: Question) -> str:
     return f'<table class="facts">{cells}</table>'
 
 
-def _step(number: int, step: dict[str, Any], thumbs: "_Thumbnails") -> str:
+def _step(number: int, step: dict[str, Any], thumbs: _Thumbnails) -> str:
     parts = [f'<section class="step"><h2>{number}. {escape(_step_title(step))}</h2>']
     fields = [(k, v) for k, v in step.items() if k not in SHOWN_APART]
     if fields:

@@ -103,7 +103,9 @@ def render_traces(
         page = Page.from_dict(row)
         pages.setdefault(page.doc_id, []).append(page)
 
-    written, names, rows = [], set(), []
+    written: list[Path] = []
+    names: set[str] = set()
+    rows = []
     for prediction in predictions:
         question = questions.get(prediction.question_id)
         if question is None:
@@ -112,8 +114,9 @@ def render_traces(
             )
             continue
         name = _file_name(prediction.question_id, names)
-        page = render_trace_html(prediction, question, pages.get(question.doc_id, []), out / name)
-        written.append(page)
+        written.append(
+            render_trace_html(prediction, question, pages.get(question.doc_id, []), out / name)
+        )
         rows.append((name, prediction, question))
     (out / "index.html").write_text(_index(predictions_file, rows), encoding="utf-8")
     return written

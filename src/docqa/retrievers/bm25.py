@@ -31,7 +31,7 @@ class BM25Retriever:
         index.index(tokens, show_progress=False)
         index.save(str(out_dir / "bm25"), show_progress=False)
 
-    def load(self, index_dir: Path) -> "BM25Searcher":
+    def load(self, index_dir: Path) -> BM25Searcher:
         pages = read_manifest(index_dir, k1=self.k1, b=self.b)["pages"]
         stored = index_dir / "bm25"
         index = bm25s.BM25.load(str(stored), show_progress=False) if stored.exists() else None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from docqa.retrievers import RETRIEVERS, IndexedPage
 from docqa.retrievers.chunks import page_chunks
@@ -28,7 +28,7 @@ NAME = "colbert"
 
 
 @lru_cache(maxsize=4)
-def _encoder(folder: Path, device: str) -> "MultiVectorEncoder":
+def _encoder(folder: Path, device: str) -> MultiVectorEncoder:
     from sentence_transformers import MultiVectorEncoder
 
     check_device(device, NAME)
@@ -45,10 +45,10 @@ class ColBERTRetriever:
         self.batch_size = batch_size
         self.chunk_words = chunk_words
 
-    def _encoder(self) -> "MultiVectorEncoder":
+    def _encoder(self) -> MultiVectorEncoder:
         return _encoder(model_folder(self.model, NAME), self.device)
 
-    def _encode_query(self, query: str) -> "torch.Tensor":
+    def _encode_query(self, query: str) -> torch.Tensor:
         return self._encoder().encode_query([query])[0].cpu()
 
     def build(self, pages: list[IndexedPage], out_dir: Path) -> None:
@@ -56,7 +56,8 @@ class ColBERTRetriever:
 
         chunks = [page_chunks(page.text, self.chunk_words) for page in pages]
         flat = [chunk for page in chunks for chunk in page]
-        encoded = self._encoder().encode_document(flat, batch_size=self.batch_size) if flat else []
+        encoder = self._encoder()
+        encoded: Any = encoder.encode_document(flat, batch_size=self.batch_size) if flat else []
         vectors, start = [], 0
         for page in chunks:
             tokens = encoded[start : start + len(page)]

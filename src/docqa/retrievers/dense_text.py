@@ -31,7 +31,7 @@ NAME = "dense_text"
 
 
 @lru_cache(maxsize=4)
-def _encoder(folder: Path, device: str) -> "SentenceTransformer":
+def _encoder(folder: Path, device: str) -> SentenceTransformer:
     """One model per (folder, device) and process: searchers of every document share it."""
     from sentence_transformers import SentenceTransformer
 
@@ -52,21 +52,21 @@ class DenseTextRetriever:
         self.device = device
         self.batch_size = batch_size
         self.chunk_words = chunk_words
-        self._query_vectors: dict[str, "torch.Tensor"] = {}
+        self._query_vectors: dict[str, torch.Tensor] = {}
 
     def prepare_queries(self, queries: list[str]) -> None:
         """Encode the ``queries`` not seen yet, in batches, for the searches to come."""
         new = list(dict.fromkeys(q for q in queries if q not in self._query_vectors))
         if new:
-            self._query_vectors.update(zip(new, self.encode(new)))
+            self._query_vectors.update(zip(new, self.encode(new), strict=True))
 
-    def query_vector(self, query: str) -> "torch.Tensor":
+    def query_vector(self, query: str) -> torch.Tensor:
         """The query's (1 x dim) vector, encoded now unless prepared."""
         if query not in self._query_vectors:
             self.prepare_queries([query])
         return self._query_vectors[query].unsqueeze(0)
 
-    def encode(self, texts: list[str]) -> "torch.Tensor":
+    def encode(self, texts: list[str]) -> torch.Tensor:
         """Normalised embeddings of ``texts``, one row each, encoded in batches of texts of
         similar token counts.
 

@@ -99,7 +99,7 @@ class HybridRetriever:
             components.append({"name": name, "config": index["config"], "index": relative})
         write_manifest(out_dir, len(pages), retrievers=self.retrievers, components=components)
 
-    def load(self, index_dir: Path) -> "FusedSearcher":
+    def load(self, index_dir: Path) -> FusedSearcher:
         manifest = read_manifest(index_dir, retrievers=self.retrievers)
         searchers = [
             self._component(component["config"]).load(

@@ -15,9 +15,10 @@ CPU thread (measured once side by side on the dev machine).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING
 
 from docqa.retrievers.ranking import top_pages
 
@@ -31,7 +32,7 @@ VECTORS = "vectors.safetensors"
 SIMILARITY_BLOCK = 4 * 1024 * 1024
 
 
-def save_page_vectors(out_dir: Path, vectors: list["torch.Tensor"]) -> None:
+def save_page_vectors(out_dir: Path, vectors: list[torch.Tensor]) -> None:
     """Write one (vectors x dim) tensor per page, all of one dim; a page without vectors may be
     any empty tensor."""
     import torch
@@ -60,7 +61,7 @@ def save_page_vectors(out_dir: Path, vectors: list["torch.Tensor"]) -> None:
 class PageVectors:
     """A document's page vectors, padded to (pages x longest page x dim) with a validity mask."""
 
-    def __init__(self, padded: "torch.Tensor", mask: "torch.Tensor") -> None:
+    def __init__(self, padded: torch.Tensor, mask: torch.Tensor) -> None:
         self.padded = padded
         self.mask = mask
 
@@ -69,7 +70,7 @@ class PageVectors:
         return int(self.padded.shape[0])
 
     @classmethod
-    def load(cls, index_dir: Path) -> "PageVectors":
+    def load(cls, index_dir: Path) -> PageVectors:
         import torch
         from safetensors.torch import load_file
 
@@ -83,7 +84,7 @@ class PageVectors:
         mask = torch.arange(padded.shape[1]).unsqueeze(0) < stored["lengths"].unsqueeze(1)
         return cls(padded, mask)
 
-    def maxsim(self, query: "torch.Tensor") -> "torch.Tensor":
+    def maxsim(self, query: torch.Tensor) -> torch.Tensor:
         """Each page's score for a (query vectors x dim) query: sum of best dot products."""
         import torch
 
@@ -108,7 +109,7 @@ class MaxSimSearcher:
     searching, so loading the searchers of many documents loads no model.
     """
 
-    def __init__(self, vectors: PageVectors, encode_query: Callable[[str], "torch.Tensor"]) -> None:
+    def __init__(self, vectors: PageVectors, encode_query: Callable[[str], torch.Tensor]) -> None:
         self.vectors = vectors
         self.encode_query = encode_query
         self.pages = vectors.pages

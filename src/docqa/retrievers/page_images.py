@@ -77,7 +77,7 @@ class PageImageRetriever:
         folder = model_folder(self.model, self.family.lower())
         return _load(self.family, folder, self.device, self.dtype, self.attn_implementation)
 
-    def _embed(self, inputs: Any) -> list["torch.Tensor"]:
+    def _embed(self, inputs: Any) -> list[torch.Tensor]:
         """One (tokens x dim) tensor per input row, padding dropped, on the CPU."""
         import torch
 
@@ -89,9 +89,9 @@ class PageImageRetriever:
         with torch.inference_mode():
             embeddings = model(**inputs).embeddings
         mask = inputs["attention_mask"].bool()
-        return [row[keep].float().cpu() for row, keep in zip(embeddings, mask)]
+        return [row[keep].float().cpu() for row, keep in zip(embeddings, mask, strict=True)]
 
-    def _encode_query(self, query: str) -> "torch.Tensor":
+    def _encode_query(self, query: str) -> torch.Tensor:
         _, processor = self._model()
         return self._embed(processor(text=[query], return_tensors="pt"))[0]
 
@@ -100,7 +100,7 @@ class PageImageRetriever:
 
         _, processor = self._model()
         options = self._image_options(processor)
-        vectors: list["torch.Tensor"] = []
+        vectors: list[torch.Tensor] = []
         for start in range(0, len(pages), self.batch_size):
             images = []
             for page in pages[start : start + self.batch_size]:

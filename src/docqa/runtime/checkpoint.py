@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from docqa.core.jsonl import write_jsonl
 
@@ -27,7 +28,7 @@ class Checkpoint:
         self.rows: dict[str, dict[str, Any]] = {}
         self._load()
         self.output.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = open(self.partial, "a", encoding="utf-8")
+        self._handle = open(self.partial, "a", encoding="utf-8")  # noqa: SIM115 - held open
         if not self.rows and self.partial.stat().st_size == 0:
             self._write_line({"fingerprint": fingerprint})
 

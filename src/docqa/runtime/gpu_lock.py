@@ -26,9 +26,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,7 @@ def machine_gpus() -> list[str] | None:
 
 
 def _try_lock(path: Path) -> IO[str] | None:
-    handle = open(path, "a+", encoding="utf-8")
+    handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - the lock outlives this call
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

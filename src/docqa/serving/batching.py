@@ -108,7 +108,7 @@ class BatchQueue:
             self.stats.requests += len(batch)
             self.stats.batches += 1
             self.stats.largest_batch = max(self.stats.largest_batch, len(batch))
-        for (_, future), completion in zip(batch, completions):
+        for (_, future), completion in zip(batch, completions, strict=True):
             future.set_result(completion)
 
     def snapshot(self) -> BatchStats:

@@ -72,6 +72,8 @@ class ModelServer(ThreadingHTTPServer):
     @property
     def base_url(self) -> str:
         host, port = self.server_address[:2]
+        if isinstance(host, bytes):
+            host = host.decode()
         return f"http://{host}:{port}/v1"
 
     def client_entry(self) -> dict[str, Any]:
@@ -140,7 +142,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: ModelServer
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         routes = {"/health": self.server.health, "/v1/models": self.server.models}
         route = routes.get(self.path.rstrip("/"))
         if route is None:
@@ -148,7 +150,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._reply(200, route())
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         try:
             if self.path.rstrip("/") != "/v1/chat/completions":
                 raise APIError(404, f"no route {self.path}; POST /v1/chat/completions", "not_found")
@@ -176,5 +178,5 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's name)
+    def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s %s", self.address_string(), format % args)

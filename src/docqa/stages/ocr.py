@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 from multiprocessing import Pool
 from pathlib import Path
 from statistics import fmean
-from typing import Any, Iterable
+from typing import Any
 
 import pytesseract
 from tqdm import tqdm
@@ -106,7 +108,7 @@ def group_lines(words: list[TesseractWord]) -> list[list[TesseractWord]]:
     for row in rows:
         row.sort(key=lambda u: _box(u)[0])
         line = list(row[0])
-        for previous, unit in zip(row, row[1:]):
+        for previous, unit in pairwise(row):
             gap = _box(unit)[0] - _box(line)[2]
             if gap > MAX_LINE_GAP * min(_height(previous), _height(unit)):
                 lines.append(line)

@@ -14,8 +14,9 @@ from __future__ import annotations
 import logging
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c

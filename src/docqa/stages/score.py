@@ -33,9 +33,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
-from typing import Any, Awaitable, Callable, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from docqa.backends.base import Backend
 from docqa.backends.cache import ResponseCache
@@ -104,7 +105,7 @@ def score_run(
     prepared = _prepare(scorer, resolved, metric, asked, given, backend, cache)
     rows = [
         _score_question(scorer, resolved, question, prediction, step)
-        for question, prediction, step in zip(asked, given, prepared)
+        for question, prediction, step in zip(asked, given, prepared, strict=True)
     ]
     return {
         **{key: meta[key] for key in META_KEYS},
@@ -186,7 +187,7 @@ def _prepare(
     answers = [answer for _, answer in todo]
     step = scorer.prepare
     if not scorer.uses_model(options):
-        results = asyncio.run(step(asked, answers, options, None))
+        results: list[dict[str, Any]] = asyncio.run(step(asked, answers, options, None))  # type: ignore[arg-type]
     elif backend is None:
         raise ValueError(
             f"metric {name!r} is configured with model {options['model']!r}, but the score "
@@ -196,7 +197,7 @@ def _prepare(
         results = asyncio.run(
             _with_client(backend, cache, lambda client: step(asked, answers, options, client))
         )
-    for (index, _), result in zip(todo, results):
+    for (index, _), result in zip(todo, results, strict=True):
         prepared[index] = result
     return prepared
 

@@ -10,9 +10,10 @@ an unsharded run. Each shard job is resumable per question like an unsharded run
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from docqa.core.jsonl import read_jsonl
 from docqa.core.prediction import join_run_varying, read_timings, write_predictions

@@ -29,9 +29,10 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Iterable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 NA = "Not answerable"
@@ -39,7 +40,8 @@ NA = "Not answerable"
 
 def load(path: Path, name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None, path
+    assert spec is not None, path
+    assert spec.loader is not None, path
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -50,7 +52,7 @@ def run(function: Callable[..., Any], *args: Any) -> dict[str, Any]:
     with contextlib.redirect_stdout(io.StringIO()):  # the originals print while scoring
         try:
             return {"expected": function(*args)}
-        except Exception as error:  # noqa: BLE001 - recording what the original raises
+        except Exception as error:
             return {"raises": type(error).__name__}
 
 
@@ -876,7 +878,7 @@ def slidevqa_groups(evaluate: ModuleType) -> list[dict[str, Any]]:
                 "pred_pages": pred_pages,
             }
             for i, ((gold, pred, question), (gold_pages, pred_pages)) in enumerate(
-                zip(members, pages)
+                zip(members, pages, strict=True)
             )
         ]
         groups.append({"kind": "group", "items": items, "expected": run_script(evaluate, items)})
@@ -901,9 +903,12 @@ def run_script(evaluate: ModuleType, items: list[dict[str, Any]]) -> dict[str, f
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         (work / "evaluate_fixed.py").write_text(source, encoding="utf-8")
-        write = lambda name, rows: (work / name).write_text(  # noqa: E731
-            "".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8"
-        )
+
+        def write(name: str, rows: list[dict]) -> None:
+            (work / name).write_text(
+                "".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8"
+            )
+
         write("qa.jsonl", [{"qa_id": i["qa_id"], "answer": i["pred"]} for i in items])
         write("es.jsonl", [{"qa_id": i["qa_id"], "evidence_pages": i["pred_pages"]} for i in items])
         write(
@@ -1034,7 +1039,7 @@ def parse_concise(concise: str) -> Any:
     try:  # eval with builtins only: docqa does not resolve the names of the script's module
         value = eval(concise, {})
         return list(value) if isinstance(value, set) else value
-    except Exception:  # noqa: BLE001 - as the original's bare except
+    except Exception:
         return concise
 
 

@@ -71,7 +71,7 @@ def _pairwise(
 def arithmetic_questions(deck: Deck, rng: random.Random) -> list[Candidate]:
     found = []
     for page, bar in slides_of(deck, BarChartSlide):
-        named = list(zip(bar.categories, bar.values))
+        named = list(zip(bar.categories, bar.values, strict=True))
         found += _pairwise(bar.metric, bar.title, "chart", named, page, "Chart", rng)
         if bar.metric.style != "pct":
             found.append(
@@ -86,11 +86,11 @@ def arithmetic_questions(deck: Deck, rng: random.Random) -> list[Candidate]:
                 )
             )
     for page, pie in slides_of(deck, PieChartSlide):
-        named = list(zip(pie.categories, pie.values))
+        named = list(zip(pie.categories, pie.values, strict=True))
         found += _pairwise(pie.metric, pie.title, "pie chart", named, page, "Chart", rng)
     for page, table in slides_of(deck, TableSlide):
         column = rng.randrange(len(table.columns))
-        named = [(row, cells[column]) for row, cells in zip(table.rows, table.cells)]
+        named = [(row, cells[column]) for row, cells in zip(table.rows, table.cells, strict=True)]
         found += _pairwise(table.columns[column], table.title, "table", named, page, "Table", rng)
     for page, line in slides_of(deck, LineChartSlide):
         first, last = line.years[0], line.years[-1]

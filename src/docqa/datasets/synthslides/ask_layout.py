@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from docqa.datasets.synthslides.candidate import Candidate, slides_of
 from docqa.datasets.synthslides.slides import (
     POSITIONS,
@@ -24,7 +26,7 @@ def _dashboards(deck: Deck) -> list[Candidate]:
     found = []
     for page, slide in slides_of(deck, DashboardSlide):
         title, where = slide.title, (page,)
-        for position, panel in zip(POSITIONS, slide.panels):
+        for position, panel in zip(POSITIONS, slide.panels, strict=True):
             found.append(
                 Candidate(
                     f'What is the title of the {position} panel on the slide "{title}"?',
@@ -126,7 +128,7 @@ def _figures(deck: Deck) -> list[Candidate]:
                 Candidate(
                     f'In {name}, which step comes directly after "{a}"?', b, "Str", where, sources
                 )
-                for a, b in zip(steps, steps[1:])
+                for a, b in pairwise(steps)
             ]
         else:
             found.append(
@@ -139,7 +141,7 @@ def _figures(deck: Deck) -> list[Candidate]:
                 Candidate(
                     f'In {name}, which layer sits directly below "{a}"?', b, "Str", where, sources
                 )
-                for a, b in zip(steps, steps[1:])
+                for a, b in pairwise(steps)
             ]
     return found
 

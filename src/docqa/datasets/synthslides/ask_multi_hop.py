@@ -23,7 +23,7 @@ def _chart_to_table(deck: Deck, rng: random.Random) -> list[Candidate]:
     """The leading category of a bar chart, looked up in a table of the same dimension."""
     found = []
     for bar_page, bar in slides_of(deck, BarChartSlide):
-        leader = max(zip(bar.values, bar.categories))[1]
+        leader = max(zip(bar.values, bar.categories, strict=True))[1]
         for table_page, table in slides_of(deck, TableSlide):
             if table.dimension != bar.dimension or leader not in table.rows:
                 continue
@@ -73,12 +73,16 @@ def _changes_across_twins(deck: Deck) -> list[Candidate]:
         if old.title > new.title:
             old, new = new, old
         if isinstance(old, (BarChartSlide, PieChartSlide)) and isinstance(new, type(old)):
-            grew = [c for c, a, b in zip(old.categories, old.values, new.values) if b > a]
+            grew = [
+                c for c, a, b in zip(old.categories, old.values, new.values, strict=True) if b > a
+            ]
             what = "share" if isinstance(old, PieChartSlide) else old.metric.name.lower()
             names, source = old.dimension.lower(), "Chart"
         elif isinstance(old, TableSlide) and isinstance(new, TableSlide):
             what = old.columns[0].name.lower()
-            grew = [r for r, a, b in zip(old.rows, old.cells, new.cells) if b[0] > a[0]]
+            grew = [
+                r for r, a, b in zip(old.rows, old.cells, new.cells, strict=True) if b[0] > a[0]
+            ]
             names, source = old.dimension.lower(), "Table"
         else:
             continue

@@ -82,7 +82,7 @@ def chart_value_questions(deck: Deck) -> list[Candidate]:
     for page, bar in slides_of(deck, BarChartSlide):
         metric, where = bar.metric, (page,)
         name = metric.name.lower()
-        for category, value in zip(bar.categories, bar.values):
+        for category, value in zip(bar.categories, bar.values, strict=True):
             found.append(
                 Candidate(
                     f'In the bar chart "{bar.title}", what is the {name} of {category}?',
@@ -92,7 +92,7 @@ def chart_value_questions(deck: Deck) -> list[Candidate]:
                     ("Chart",),
                 )
             )
-        ranked = [c for _, c in sorted(zip(bar.values, bar.categories), reverse=True)]
+        ranked = [c for _, c in sorted(zip(bar.values, bar.categories, strict=True), reverse=True)]
         dimension = bar.dimension.lower()
         found.append(
             Candidate(
@@ -124,7 +124,7 @@ def chart_value_questions(deck: Deck) -> list[Candidate]:
         )
     for page, line in slides_of(deck, LineChartSlide):
         name = line.metric.name.lower()
-        for year, value in zip(line.years, line.values):
+        for year, value in zip(line.years, line.values, strict=True):
             found.append(
                 Candidate(
                     f'According to the chart "{line.title}", what was the {name} in {year}?',
@@ -134,7 +134,7 @@ def chart_value_questions(deck: Deck) -> list[Candidate]:
                     ("Chart",),
                 )
             )
-        peak = max(zip(line.values, line.years))[1]
+        peak = max(zip(line.values, line.years, strict=True))[1]
         found.append(
             Candidate(
                 f'In which year was the {name} highest in the chart "{line.title}"?',
@@ -145,7 +145,7 @@ def chart_value_questions(deck: Deck) -> list[Candidate]:
             )
         )
     for page, pie in slides_of(deck, PieChartSlide):
-        for category, value in zip(pie.categories, pie.values):
+        for category, value in zip(pie.categories, pie.values, strict=True):
             found.append(
                 Candidate(
                     f'In the pie chart "{pie.title}", what share does {category} have?',
@@ -155,7 +155,7 @@ def chart_value_questions(deck: Deck) -> list[Candidate]:
                     ("Chart",),
                 )
             )
-        largest = max(zip(pie.values, pie.categories))[1]
+        largest = max(zip(pie.values, pie.categories, strict=True))[1]
         found.append(
             Candidate(
                 f"Which {pie.dimension.lower()} has the largest share in the pie chart "
@@ -175,7 +175,7 @@ def table_cell_questions(deck: Deck) -> list[Candidate]:
         dimension = table.dimension.lower()
         for column, metric in enumerate(table.columns):
             name = metric.name.lower()
-            for row, cells in zip(table.rows, table.cells):
+            for row, cells in zip(table.rows, table.cells, strict=True):
                 found.append(
                     Candidate(
                         f'In the table "{table.title}", what is the {name} of {row}?',
@@ -185,7 +185,7 @@ def table_cell_questions(deck: Deck) -> list[Candidate]:
                         ("Table",),
                     )
                 )
-            best = max(zip((cells[column] for cells in table.cells), table.rows))[1]
+            best = max(zip((cells[column] for cells in table.cells), table.rows, strict=True))[1]
             found.append(
                 Candidate(
                     f'Which {dimension} has the highest {name} in the table "{table.title}"?',

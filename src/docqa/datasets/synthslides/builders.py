@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from docqa.datasets.synthslides import vocabulary as vocab
@@ -51,7 +52,7 @@ def shares(rng: random.Random, count: int) -> tuple[int, ...]:
     spare = 1000 - 100 * count
     while True:
         cuts = sorted(rng.sample(range(1, spare), count - 1))
-        parts = [b - a for a, b in zip([0, *cuts], [*cuts, spare])]
+        parts = [b - a for a, b in zip([0, *cuts], [*cuts, spare], strict=True)]
         values = tuple(100 + part for part in parts)
         if len(set(values)) == count:
             return values
@@ -114,7 +115,7 @@ def table(rng: random.Random, ctx: DeckContext) -> TableSlide:
     rows = _members(rng, ctx.main_members, 4, 6)
     by_column = [distinct_values(rng, metric, len(rows)) for metric in columns]
     title = f"{ctx.main_dimension} {rng.choice(vocab.TABLE_TITLES)} {ctx.year}"
-    return TableSlide(title, ctx.main_dimension, rows, columns, tuple(zip(*by_column)))
+    return TableSlide(title, ctx.main_dimension, rows, columns, tuple(zip(*by_column, strict=True)))
 
 
 def bullets(rng: random.Random, ctx: DeckContext) -> BulletsSlide:
@@ -127,9 +128,8 @@ def bullets(rng: random.Random, ctx: DeckContext) -> BulletsSlide:
 def figure(rng: random.Random, ctx: DeckContext) -> FigureSlide:
     """A diagram; its number is set once the slide order is known."""
     style, title, caption, steps = rng.choice(vocab.FIGURES)
-    if style == "flow":
-        steps = steps[: rng.randint(4, 5)]
-    return FigureSlide(title, 0, caption, style, steps)
+    shown = steps[: rng.randint(4, 5)] if style == "flow" else steps
+    return FigureSlide(title, 0, caption, style, tuple(shown))
 
 
 def comparison(rng: random.Random, ctx: DeckContext) -> ComparisonSlide:
@@ -149,14 +149,17 @@ def timeline(rng: random.Random, ctx: DeckContext) -> TimelineSlide:
     dates = [f"{vocab.QUARTERS[i % 4]} {ctx.year + 1 + i // 4}" for i in range(count)]
     labels = rng.sample(vocab.MILESTONES, count)
     return TimelineSlide(
-        f"{rng.choice(vocab.TIMELINE_TITLES)} {ctx.year + 1}", tuple(zip(dates, labels))
+        f"{rng.choice(vocab.TIMELINE_TITLES)} {ctx.year + 1}",
+        tuple(zip(dates, labels, strict=True)),
     )
 
 
 def dashboard(rng: random.Random, ctx: DeckContext) -> DashboardSlide:
     kinds = rng.sample(("bar chart", "line chart", "pie chart", "KPI"), 4)
     metrics = rng.sample([m for m in vocab.METRICS if m.style != "pct"], 4)
-    panels = tuple(_panel(rng, ctx, kind, metric) for kind, metric in zip(kinds, metrics))
+    panels = tuple(
+        _panel(rng, ctx, kind, metric) for kind, metric in zip(kinds, metrics, strict=True)
+    )
     title = f"{rng.choice(vocab.DASHBOARD_TITLES)} {rng.choice(vocab.QUARTERS)} {ctx.year}"
     return DashboardSlide(title, panels)
 
@@ -182,7 +185,7 @@ def _panel(rng: random.Random, ctx: DeckContext, kind: str, metric: Metric) -> P
     return Panel(kind, metric.name, metric, (), (metric.random_value(rng),))
 
 
-BUILDERS = {
+BUILDERS: dict[str, Callable[[random.Random, DeckContext], Slide]] = {
     "bullets": bullets,
     "bar": bar_chart,
     "line": line_chart,
@@ -211,11 +214,11 @@ def twin(rng: random.Random, slide: Slide, ctx: DeckContext) -> Slide | None:
             values=_nudged_shares(rng, slide.values),
         )
     if isinstance(slide, TableSlide):
-        columns = [_nudged(rng, column) for column in zip(*slide.cells)]
+        columns = [_nudged(rng, column) for column in zip(*slide.cells, strict=True)]
         return dataclasses.replace(
             slide,
             title=_retitle(slide.title, previous),
-            cells=tuple(zip(*columns)),
+            cells=tuple(zip(*columns, strict=True)),
         )
     if isinstance(slide, LineChartSlide):
         product = slide.title.split(" ", 1)[0]
@@ -239,7 +242,9 @@ def _nudged(rng: random.Random, values: tuple[int, ...]) -> tuple[int, ...]:
         moved = tuple(
             max(1, round(v * (1 + rng.choice((-1, 1)) * rng.uniform(0.03, 0.15)))) for v in values
         )
-        if len(set(moved)) == len(moved) and all(a != b for a, b in zip(moved, values)):
+        if len(set(moved)) == len(moved) and all(
+            a != b for a, b in zip(moved, values, strict=True)
+        ):
             return moved
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Callable
+from collections.abc import Callable
 
 from docqa.datasets.synthslides import vocabulary as vocab
 from docqa.datasets.synthslides.slides import Bullet, Fact

@@ -63,7 +63,9 @@ def make_deck(rng: random.Random, doc_id: str, num_slides: int) -> Deck:
         AgendaSlide("Agenda", tuple(slide.title for slide in content)),
         *content,
     ]
-    twins = tuple(sorted(tuple(sorted((page_of[a], page_of[b]))) for a, b in pairs))
+    twins = tuple(
+        sorted((min(page_of[a], page_of[b]), max(page_of[a], page_of[b])) for a, b in pairs)
+    )
     return Deck(doc_id, ctx.company, tuple(slides), twins)
 
 

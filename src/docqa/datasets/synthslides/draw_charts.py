@@ -69,7 +69,7 @@ def _line(
 ) -> None:
     xs = range(len(values))
     ax.plot(xs, values, color=ACCENT, linewidth=2.5, marker="o", markersize=7)
-    for x, value in zip(xs, values):
+    for x, value in zip(xs, values, strict=True):
         offset, align = _label_offset(values, x)
         ax.annotate(
             metric.format(value),
@@ -129,7 +129,8 @@ def draw_pie_chart(fig: Figure, slide: PieChartSlide) -> None:
     """Each wedge is labelled outside with its name and share on two lines."""
     ax = fig.add_axes((0.2, 0.1, 0.6, 0.68))
     labels = [
-        f"{name}\n{slide.metric.format(v)}" for name, v in zip(slide.categories, slide.values)
+        f"{name}\n{slide.metric.format(v)}"
+        for name, v in zip(slide.categories, slide.values, strict=True)
     ]
     ax.pie(
         slide.values,
@@ -153,7 +154,7 @@ def _pie_with_legend(ax: Axes, legend_ax: Axes, panel: Panel) -> None:
         wedgeprops={"edgecolor": "white", "linewidth": 2},
     )
     ax.set_aspect("equal")
-    for row, (name, value) in enumerate(zip(panel.categories, panel.values)):
+    for row, (name, value) in enumerate(zip(panel.categories, panel.values, strict=True)):
         y = 0.75 - row * 0.28
         legend_ax.add_patch(
             Rectangle((0.0, y - 0.06), 0.08, 0.12, facecolor=FILLS[row], edgecolor=GRID)
@@ -170,7 +171,7 @@ _PANEL_SIZE = (0.44, 0.345)
 
 def draw_dashboard(fig: Figure, slide: DashboardSlide) -> None:
     width, height = _PANEL_SIZE
-    for (left, bottom), panel in zip(_PANEL_ORIGINS, slide.panels):
+    for (left, bottom), panel in zip(_PANEL_ORIGINS, slide.panels, strict=True):
         frame = content_axes(fig, (left, bottom, width, height))
         frame.add_patch(Rectangle((0, 0), 1, 1, facecolor="#f7f9fb", edgecolor=GRID))
         frame.text(

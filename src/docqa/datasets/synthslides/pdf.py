@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import Any, BinaryIO
 
 import matplotlib
 from matplotlib.backends.backend_pdf import PdfPages
@@ -69,6 +70,6 @@ def slide_figure(deck: Deck, page: int) -> Figure:
 
 def write_deck_pdf(deck: Deck, target: Path | BinaryIO) -> None:
     """Write every slide of ``deck`` to a file path or a binary stream."""
-    with matplotlib.rc_context(RC), PdfPages(target, metadata=METADATA) as pdf:
+    with matplotlib.rc_context(RC), PdfPages(target, metadata=METADATA) as pdf:  # type: ignore[arg-type]
         for page in range(len(deck.slides)):
             pdf.savefig(slide_figure(deck, page))

@@ -8,7 +8,7 @@ kind once before any repeats.
 from __future__ import annotations
 
 import random
-from typing import Callable
+from collections.abc import Callable
 
 from docqa.core.question import Question
 from docqa.datasets.synthslides.ask_arithmetic import arithmetic_questions

@@ -6,6 +6,8 @@ tesseract reads reliably; nothing on a slide is smaller. Text is dark on a light
 
 from __future__ import annotations
 
+from typing import Any
+
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
@@ -14,7 +16,7 @@ PAGE_SIZE = (10.0, 5.625)  # inches, 16:9
 FONT = "DejaVu Sans"
 # Type 3 fonts keep the PDF text extractable (pdfium maps their glyph names back to Unicode) and
 # write four times faster than Type 42, whose font subsetting dominates generation time.
-RC = {"font.family": FONT, "pdf.fonttype": 3}
+RC: dict[str, Any] = {"font.family": FONT, "pdf.fonttype": 3}
 
 TITLE_PT = 22
 BODY_PT = 16

@@ -72,7 +72,7 @@ def _regions(operation: Any, zoom: float) -> list[Region]:
     if not (1 <= rows <= MAX_SPLIT and 1 <= cols <= MAX_SPLIT) or rows * cols < 2:
         raise ValueError(f"split into {rows} x {cols}")
     x0, y0, x1, y1 = box
-    parts = []
+    parts: list[Region] = []
     for row in range(rows):
         for col in range(cols):
             part = (

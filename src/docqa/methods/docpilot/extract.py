@@ -34,7 +34,7 @@ async def extract(ctx: Context, arguments: dict) -> Observation:
     region = arguments.get("region")
     shown = [await _view(ctx, page, region) for page in pages]
     parts: list[Part | str] = [EXTRACTOR]
-    for page, (image, text) in zip(pages, shown):
+    for page, (image, text) in zip(pages, shown, strict=True):
         where = f" (region {list(region)})" if region else ""
         parts += [f"### Page {page + 1}{where}\n", Part.of_image(image, text or NO_TEXT)]
     parts.append(f"Question: {ctx.question.question.strip()}\nGoal: {goal}\nFacts:")

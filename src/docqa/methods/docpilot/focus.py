@@ -49,7 +49,7 @@ async def focus(ctx: Context, arguments: dict) -> Observation:
     regions, plan_reply, fallbacks = await _plan(ctx, page, goal, usage)
     crops = await _render(ctx, page, regions)
     parts: list[Part | str] = [FOCUS_READER]
-    for number, (region, crop) in enumerate(zip(regions, crops), start=1):
+    for number, (region, crop) in enumerate(zip(regions, crops, strict=True), start=1):
         parts += [
             f"### Crop {number} of page {page + 1} ({region.operation})\n",
             Part.of_image(crop["image"], "" if ctx.reads_images else crop["ocr_text"] or NO_TEXT),

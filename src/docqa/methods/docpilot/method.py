@@ -21,9 +21,10 @@ plans and crops; ``prompts``; ``measures``: what is measured).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import UNANSWERABLE, Question

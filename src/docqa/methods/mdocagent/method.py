@@ -108,7 +108,7 @@ class MDocAgent(Method):
             return run.prediction("", error=f"{type(error).__name__}: {error}")
         return run.prediction(answer)
 
-    async def _chain(self, question: str, env: DocumentEnv, models: Models, run: "_Run") -> str:
+    async def _chain(self, question: str, env: DocumentEnv, models: Models, run: _Run) -> str:
         text_pages = self._text_pages(question, env)
         image_pages = env.searcher(self.image_retriever).search(question, self.top_k)
         run.retrieved("text", self.text_retriever, text_pages)
@@ -162,7 +162,7 @@ class MDocAgent(Method):
         ranked = searcher.search(question, max(searcher.pages, self.top_k))
         return list(dict.fromkeys(ranked))[: self.top_k]
 
-    def _client(self, models: Models, role: str) -> "_Client":
+    def _client(self, models: Models, role: str) -> _Client:
         return _Client(models.role(role), self.model_names[role])
 
     def _empty_answer_fallback(self, answers: list[tuple[str, str]]) -> str:

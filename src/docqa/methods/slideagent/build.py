@@ -58,11 +58,13 @@ async def build_knowledge(
         layout_elements(page.index, page.image, env.elements)[: settings.max_elements_per_page]
         for page in env.pages
     ]
-    page_knowledge, *described = await asyncio.gather(
+    page_knowledge, described = await asyncio.gather(
         _page_chain(env, client, draft, settings, log),
-        *(
-            _describe_elements(env, page, layout, draft, client, settings, log)
-            for page, layout in enumerate(layouts)
+        asyncio.gather(
+            *(
+                _describe_elements(env, page, layout, draft, client, settings, log)
+                for page, layout in enumerate(layouts)
+            )
         ),
     )
     final = draft

@@ -35,7 +35,7 @@ class DescribedElement(Record):
     description: str
 
     @staticmethod
-    def of(element: LayoutElement, description: str) -> "DescribedElement":
+    def of(element: LayoutElement, description: str) -> DescribedElement:
         return DescribedElement(
             element.page, element.order, element.kind, element.bbox, element.text, description
         )
@@ -70,7 +70,7 @@ class Knowledge:
         }
 
     @staticmethod
-    def from_dict(data: dict[str, Any]) -> "Knowledge":
+    def from_dict(data: dict[str, Any]) -> Knowledge:
         if data.get("version") != VERSION:
             raise ValueError(
                 f"knowledge of {data.get('doc_id')!r} has version {data.get('version')!r}, not "

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from statistics import median
 
 import numpy as np
@@ -232,7 +233,7 @@ def _cells(line: Element, words: list[Element]) -> int:
     if not inside:
         return 1
     count = 1
-    for previous, word in zip(inside, inside[1:]):
+    for previous, word in pairwise(inside):
         if word.bbox[0] - previous.bbox[2] > CELL_GAP * _height(previous):
             count += 1
     return count

@@ -54,15 +54,17 @@ def read_pages(
     """``texts`` and ``knowledge`` are the pages' OCR texts and page knowledge, in the order of
     ``pages``; with ``grid`` the pages are shown as that one image."""
     parts: list[Part] = [Part.of_text(prompts.READ_PAGES)]
-    for page, text in zip(pages, knowledge):
+    for page, text in zip(pages, knowledge, strict=True):
         parts.append(Part.of_text(f"Page {page.index + 1} knowledge: {text}\n"))
     if grid is not None:
         shown = "\n".join(
-            f"[page {page.index + 1}]\n{text}" for page, text in zip(pages, texts) if text.strip()
+            f"[page {page.index + 1}]\n{text}"
+            for page, text in zip(pages, texts, strict=True)
+            if text.strip()
         )
         parts.append(Part.of_image(str(grid), shown or NO_OCR_TEXT))
     else:
-        for page, text in zip(pages, texts):
+        for page, text in zip(pages, texts, strict=True):
             parts += [Part.of_text(f"Page {page.index + 1}:\n"), page_image(page.image, text)]
     parts.append(Part.of_text(f"\nQuestion: {question}\n{prompts.ANSWER_OPEN}"))
     return ChatRequest((Message("user", tuple(parts)),), generation)
