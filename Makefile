@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 SETUP_DONE := $(VENV)/.docqa-setup-done
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup reproduce test lint lock env-locks tesseract chromium clean-results
+.PHONY: setup reproduce test lint lock env-locks tesseract chromium graphviz dag clean-results
 
 setup: $(SETUP_DONE) tesseract
 
@@ -30,6 +30,21 @@ chromium:
 	@command -v chromium >/dev/null || { \
 		echo "installing chromium (apt)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; }
+
+# graphviz's dot draws the rule graph (make dag); nothing else needs it.
+graphviz:
+	@command -v dot >/dev/null || { \
+		echo "installing graphviz (apt)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq graphviz; }
+
+# docs/rulegraph.svg, the picture of the workflow in the README: every rule, drawn for the grid
+# of docs/rulegraph.yaml (one run of each kind). Rerun after adding or renaming a rule.
+# PYTHONHASHSEED fixes Snakemake's node order, so an unchanged workflow redraws the same file.
+dag: setup graphviz
+	PYTHONHASHSEED=0 $(BIN)/snakemake --rulegraph dot --configfile config/config.yaml config/datasets.yaml \
+		docs/rulegraph.yaml > docs/rulegraph.dot
+	dot -Tsvg docs/rulegraph.dot > docs/rulegraph.svg
+	rm docs/rulegraph.dot
 
 reproduce: setup
 	$(BIN)/snakemake --cores 8

@@ -9,7 +9,9 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
-container: "docker://docqa/docqa:0.1.0"
+# The image of every rule under --sdm apptainer: config key container_image, a local .sif built
+# from the Dockerfile by default (docs/scaling-out.md says how); ignored without --sdm apptainer.
+container: config.get("container_image", "docqa.sif")
 
 
 include: "rules/common.smk"
