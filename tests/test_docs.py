@@ -178,7 +178,8 @@ def test_dataset_example_converts_and_records_bad_rows(examples: dict, tmp_path:
         ("q1", "annual", [1])
     ]
     failures = (out / "failures.jsonl").read_text()
-    assert "questions.jsonl:2" in failures and "1-based" in failures
+    assert "questions.jsonl:2" in failures
+    assert "1-based" in failures
     assert (out / "docs" / "annual.pdf").exists()
 
 
@@ -190,7 +191,7 @@ def test_retriever_example_ranks_and_checks_its_settings(examples: dict, tmp_pat
     searcher = retriever.load(tmp_path / "index")
     assert searcher.pages == 3
     assert searcher.search("revenue in europe", 2) == [1, 2]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="built with min_length=4"):
         create_retriever({"type": "word_overlap", "min_length": 3}).load(tmp_path / "index")
     with pytest.raises(ValueError, match="min_length"):
         create_retriever({"type": "word_overlap", "min_lenght": 3})
@@ -216,7 +217,8 @@ def test_method_example_reads_the_first_pages_through_the_backend_example(
 
     prediction = asyncio.run(ask())
     assert (prediction.answer, prediction.pages) == ("12", [0, 1])
-    assert prediction.trace[0]["step"] == "read" and prediction.usage.calls == 1
+    assert prediction.trace[0]["step"] == "read"
+    assert prediction.usage.calls == 1
     with pytest.raises(ValueError, match="at least 1"):
         METHODS.get("first_pages")(pages=0)
 

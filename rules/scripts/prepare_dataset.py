@@ -1,8 +1,7 @@
 from pathlib import Path
 
-from docqa.datasets import DATASETS
 from docqa.runtime.logs import setup_job_logging
+from docqa.stages.data import prepare_dataset
 
 setup_job_logging(snakemake.log[0])
-source = snakemake.params.source
-DATASETS.get(source["adapter"])(Path(snakemake.output.questions).parent, source["options"])
+prepare_dataset(snakemake.params.source, Path(snakemake.output.questions).parent)

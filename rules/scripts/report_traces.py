@@ -1,12 +1,10 @@
 from pathlib import Path
 
-from docqa.report.traces_cli import render_traces
 from docqa.runtime.logs import setup_job_logging
+from docqa.stages.report import write_traces
 
 setup_job_logging(snakemake.log[0])
-# a run without predictions still gets its (empty) index
-Path(snakemake.output[0]).mkdir(parents=True, exist_ok=True)
-render_traces(
+write_traces(
     Path(snakemake.input.predictions),
     Path(snakemake.input.questions),
     Path(snakemake.input.pages),

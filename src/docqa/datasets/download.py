@@ -28,7 +28,6 @@ import hashlib
 import json
 import logging
 import os
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -128,32 +127,6 @@ def fetch(
     manifest["source"] = spec
     _write_manifest(dest, manifest)
     return manifest
-
-
-def download_job(
-    key: str, spec: dict[str, Any], manifest: str | Path, log_file: str | Path
-) -> None:
-    """The download rule's job: bring the folder of ``manifest`` up to date with ``spec``.
-
-    It runs inside Snakemake's own process (a ``run:`` job, so that nothing but the download's
-    own packages is needed), so docqa's messages go to the job's log file through a handler
-    added for the job only; Snakemake's logging is left as it is.
-    """
-    handler = logging.FileHandler(log_file, mode="w")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-    job = threading.get_ident()  # jobs run side by side in threads: keep each to its own log
-    handler.addFilter(lambda record: record.thread == job)
-    logger = logging.getLogger("docqa")
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
-        fetch(source_from_config(key, spec), Path(manifest).parent, spec)
-    except DownloadError as error:
-        log.error("%s", error)
-        raise
-    finally:
-        logger.removeHandler(handler)
-        handler.close()
 
 
 def read_manifest(dest: Path) -> dict[str, Any] | None:

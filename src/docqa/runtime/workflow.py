@@ -16,7 +16,6 @@ from docqa.datasets.catalogue import (
     download_spec,
     prepare_params,
 )
-from docqa.datasets.download import download_job
 from docqa.report.plan import (
     quantization_groups,
     report_figures,
@@ -25,6 +24,7 @@ from docqa.report.plan import (
 )
 from docqa.retrievers.hybrid import component_names
 from docqa.runtime.config_check import check_references, experiment_grid
+from docqa.stages.data import download_job
 from docqa.stages.shards import shard_counts, shard_files, sharded_runs_pattern
 
 #: a method option ending in this names another configured model for one of its roles

@@ -16,6 +16,7 @@ from docqa.report.retrieval_table import retrieval_table, write_retrieval_table
 from docqa.report.run_figures import plot_quantization, plot_score_by_top_k, plot_score_vs_cost
 from docqa.report.style import DPI
 from docqa.report.tables import results_table, write_tables
+from docqa.report.traces_cli import render_traces
 
 
 def top_k_series(params: list[dict[str, Any]]) -> dict[tuple[str, str], dict[int, str]]:
@@ -77,3 +78,10 @@ def build_report(
     for name, plot in figures.items():
         if f"{name}_png" in outputs:
             plot(outputs[f"{name}_png"], outputs[f"{name}_pdf"])
+
+
+def write_traces(predictions: Path, questions: Path, pages: Path, out: Path) -> None:
+    """The traces rule's job: one HTML page per question of a run, and their index (a run
+    without predictions still gets its empty index, so the rule's folder always exists)."""
+    out.mkdir(parents=True, exist_ok=True)
+    render_traces(predictions, questions, pages, out)
