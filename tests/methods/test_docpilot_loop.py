@@ -134,7 +134,7 @@ def test_focus_rerenders_the_region_and_ocrs_it_again_for_a_text_only_model(
 def test_solve_runs_the_code_in_the_sandbox_over_the_evidence(full: FullRun) -> None:
     solve = full.prediction.trace[3]
     assert solve["output"] == "result = 77; new evidence: [3]"
-    assert solve["sandbox"]["kind"] == "ok" and "guard" in solve["sandbox"]["isolation"]
+    assert solve["sandbox"]["kind"] == "ok" and "seccomp" in solve["sandbox"]["isolation"]
     assert solve["code"].startswith("import re")
     solver = text_of(full.backend.requests[8])
     assert '"content": "Q3 orders 77"' in solver

@@ -3,7 +3,8 @@
 The program reads the evidence as ``evidence`` (items ``{"id", "page", "source", "content"}``)
 and leaves its answer in ``result``. Its result or error is the observation; a result also
 becomes evidence (``computed``), so that Analyze and Answer can use it. A reply without code is
-a ``bad_reply`` and runs nothing.
+a ``bad_reply`` and runs nothing. Where this machine cannot isolate the program (no
+bubblewrap, no user namespaces), nothing runs: the observation and the trace say why.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from docqa.methods.docpilot.prompts import SOLVER, SOLVER_STOP
 from docqa.methods.docpilot.state import EvidenceItem
 from docqa.methods.docpilot.tools import run_tool
 from docqa.prediction import Usage
-from docqa.sandbox import run_python
+from docqa.sandbox import SandboxUnavailable, run_python
 
 MAX_NEW_TOKENS = 256
 
@@ -33,7 +34,14 @@ async def solve(ctx: Context, arguments: dict) -> Observation:
         return Observation(
             "the solver wrote no code; nothing was run", usage=usage, fallbacks=[BAD_REPLY]
         )
-    outcome = await run_tool(run_python, code, inputs, ctx.settings.solve_limits)
+    try:
+        outcome = await run_tool(run_python, code, inputs, ctx.settings.solve_limits)
+    except SandboxUnavailable as error:
+        return Observation(
+            f"solve is unavailable on this machine; nothing was run: {error}",
+            usage=usage,
+            details={"code": code, "sandbox": {"kind": "unavailable", "error": str(error)}},
+        )
     text = outcome.describe()
     if outcome.ok:
         value = json.dumps(outcome.result, ensure_ascii=False)
@@ -50,6 +58,8 @@ async def solve(ctx: Context, arguments: dict) -> Observation:
                 "seconds": outcome.seconds,
                 "blocked": list(outcome.blocked),
                 "isolation": list(outcome.isolation),
+                "cpu_seconds": outcome.cpu_seconds,
+                "replaced": outcome.replaced,
             },
         },
     )
