@@ -148,9 +148,10 @@ def main() -> None:
     _limit(limits)
     for name in PRELOAD:
         __import__(name)
-    _remove_unaudited()
     answer = _answerer(result_fd)
-    _install_guard(BOX, limits["max_opens"], _reporter(refusal_fd))
+    if request["guard"]:  # off only to test the kernel layers alone (run_python's guard)
+        _remove_unaudited()
+        _install_guard(BOX, limits["max_opens"], _reporter(refusal_fd))
     answer(_run(request["code"], request["inputs"], limits))
 
 

@@ -1,0 +1,31 @@
+"""Run every hostile program and pair of ``hostile.py`` as whoever runs this script (the test
+starts it as an ordinary user) and print one JSON line: who ran them, the isolation level and,
+per program, what was wrong (an empty list: as expected)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from hostile import PAIRS, PROGRAMS, run, run_pair  # noqa: E402
+
+from docqa.sandbox.isolation import current  # noqa: E402
+
+
+def main() -> None:
+    isolation = current()
+    failures: dict[str, list[str]] = {}
+    if isolation.available:
+        for program in PROGRAMS:
+            failures[program.name] = run(program)
+        for pair in PAIRS:
+            failures[f"pair: {pair.name}"] = run_pair(pair)
+    report = {"uid": os.geteuid(), "isolation": isolation.level, "failures": failures}
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
