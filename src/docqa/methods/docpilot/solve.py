@@ -18,12 +18,15 @@ from docqa.methods.docpilot.prompts import SOLVER, SOLVER_STOP
 from docqa.methods.docpilot.state import EvidenceItem
 from docqa.methods.docpilot.tools import run_tool
 from docqa.prediction import Usage
-from docqa.sandbox import SandboxUnavailable, run_python
+from docqa.sandbox import SandboxUnavailable, isolation, run_python
 
 MAX_NEW_TOKENS = 256
 
 
 async def solve(ctx: Context, arguments: dict) -> Observation:
+    here = isolation.current()
+    if not here.available:  # asking the solver would be wasted: nothing can run its code
+        return _unavailable(SandboxUnavailable(here.reason), Usage(), None)
     task = arguments["task"]
     inputs = [item.as_input(number) for number, item in enumerate(ctx.state.evidence, start=1)]
     prompt = SOLVER.format(task=task, evidence=json.dumps(inputs, ensure_ascii=False))
@@ -37,11 +40,7 @@ async def solve(ctx: Context, arguments: dict) -> Observation:
     try:
         outcome = await run_tool(run_python, code, inputs, ctx.settings.solve_limits)
     except SandboxUnavailable as error:
-        return Observation(
-            f"solve is unavailable on this machine; nothing was run: {error}",
-            usage=usage,
-            details={"code": code, "sandbox": {"kind": "unavailable", "error": str(error)}},
-        )
+        return _unavailable(error, usage, code)
     text = outcome.describe()
     if outcome.ok:
         value = json.dumps(outcome.result, ensure_ascii=False)
@@ -62,4 +61,16 @@ async def solve(ctx: Context, arguments: dict) -> Observation:
                 "replaced": outcome.replaced,
             },
         },
+    )
+
+
+def _unavailable(error: SandboxUnavailable, usage: Usage, code: str | None) -> Observation:
+    """The observation, and the trace's record, of a Solve that this machine cannot run."""
+    details: dict = {"sandbox": {"kind": "unavailable", "error": str(error)}}
+    if code is not None:
+        details["code"] = code
+    return Observation(
+        f"solve is unavailable on this machine; nothing was run: {error}",
+        usage=usage,
+        details=details,
     )
