@@ -151,6 +151,12 @@ PROGRAMS = [
     ),
     H("mkdir", "import os\nos.mkdir('folder')", "error", "os.mkdir"),
     H(
+        "a flood of folders",
+        "import os\nfor i in range(10**5):\n    os.mkdir(f'd{i}')",
+        "error",
+        "os.mkdir",
+    ),
+    H(
         "1100 nested folders",
         "import os\npath = 'd'\nfor _ in range(1100):\n    os.mkdir(path)\n    path += '/d'",
         "error",
@@ -361,6 +367,12 @@ PROGRAMS = [
         "print('[' * 10**5)",
         "ok",
         extra=lambda o: o.stdout.startswith("[[[") and "more characters cut" in o.stdout,
+    ),
+    H(
+        "deep JSON written raw on stdout, then exit",
+        "import os\nos.write(1, b'[' * 10**5)\nos._exit(0)",
+        "crash",
+        error="nothing was sent",
     ),
     H(
         "deep JSON written raw on stdout",
@@ -591,7 +603,11 @@ ATTACK_DELAY = "import time\ntime.sleep(0.3)\n"
 PAIRS = [
     Pair(
         "pidfd_open + pidfd_send_signal on every pid",
-        ATTACK_DELAY + "import os\nfor pid in range(1, 5000):\n    os.pidfd_open(pid)",
+        ATTACK_DELAY + "import os, _signal\nme = os.getpid()\n"
+        "for pid in range(max(2, me - 300), me + 300):\n    if pid == me:\n        continue\n"
+        "    try:\n        fd = os.pidfd_open(pid)\n    except OSError:\n        continue\n"
+        "    try:\n        _signal.pidfd_send_signal(fd, 9)\n    except OSError:\n        pass\n"
+        "    os.close(fd)",
         ("forbidden",),
     ),
     Pair(
