@@ -82,5 +82,6 @@ def test_every_hostile_program_and_pair_is_contained_for_an_ordinary_user(
     assert report["uid"] == user.pw_uid != 0
     assert report["isolation"].startswith("kernel (bubblewrap)"), report["isolation"]
     assert len(report["failures"]) == len(PROGRAMS) + len(PAIRS)
+    assert not report["marker"], "a program left a file outside its box"
     failed = {name: problems for name, problems in report["failures"].items() if problems}
     assert not failed, json.dumps(failed, indent=1)[:6000]

@@ -4,13 +4,18 @@ refused or contained, and reported truthfully (see ``hostile.py`` for the progra
 from __future__ import annotations
 
 import pytest
-from hostile import PAIRS, PROGRAMS, Hostile, Pair, run, run_pair
+from hostile import MARKER, PAIRS, PROGRAMS, Hostile, Pair, run, run_pair
 
 from docqa.sandbox.isolation import current
 
 pytestmark = pytest.mark.skipif(
     not current().available, reason=f"no kernel isolation here: {current().reason}"
 )
+
+
+@pytest.fixture(autouse=True)
+def no_marker() -> None:
+    MARKER.unlink(missing_ok=True)
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
