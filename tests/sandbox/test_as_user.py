@@ -1,9 +1,11 @@
 """The same hostile programs and pairs, run by an ordinary user that the test creates: without
 root the sandbox must hold just as well (bubblewrap then makes an unprivileged user namespace).
 
-The venv's interpreter may sit where the user cannot go (pyenv under /root); the user then runs
-the script with the system's Python 3, which the sandbox then isolates instead. Only the
-standard library and ``docqa.sandbox`` are needed for that.
+The venv's interpreter and the checkout may sit where the user cannot go (pyenv or a clone under
+/root): the test copies what the script needs (``docqa.sandbox`` and the two test modules, which
+use only the standard library) to a folder the user can read, and the user runs it with the
+first interpreter it can run, the system's Python 3 if not the venv's; the sandbox then isolates
+that interpreter.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import pwd
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,8 +26,7 @@ import docqa
 
 USER = "docqa-sandbox-test"
 SRC = Path(docqa.__file__).resolve().parents[1]
-SCRIPT = Path(__file__).with_name("run_as_user.py")
-ENVIRONMENT = {"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
+HERE = Path(__file__).parent
 
 
 @pytest.fixture(scope="module")
@@ -47,15 +49,34 @@ def user() -> pwd.struct_passwd:
         subprocess.run(["userdel", USER], check=False)
 
 
+@pytest.fixture(scope="module")
+def staged() -> Path:
+    """A copy of what the script needs, in a folder every user can read."""
+    root = Path(tempfile.mkdtemp(prefix="docqa-as-user-"))
+    try:
+        package = root / "src" / "docqa"
+        shutil.copytree(SRC / "docqa" / "sandbox", package / "sandbox")
+        for name in ("__init__.py", "unicode_safe.py"):
+            shutil.copy(SRC / "docqa" / name, package / name)
+        shutil.copy(SRC.parent / "pyproject.toml", root / "pyproject.toml")
+        for name in ("hostile.py", "run_as_user.py"):
+            shutil.copy(HERE / name, root / name)
+        for path in [root, *root.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def as_user(
-    entry: pwd.struct_passwd, command: list[str], timeout: float
+    entry: pwd.struct_passwd, staged: Path, command: list[str], timeout: float
 ) -> subprocess.CompletedProcess:
     return subprocess.run(
         command,
         user=entry.pw_uid,
         group=entry.pw_gid,
         extra_groups=[],
-        env=ENVIRONMENT,
+        env={"PYTHONPATH": str(staged / "src"), "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
         cwd="/",
         capture_output=True,
         text=True,
@@ -63,20 +84,22 @@ def as_user(
     )
 
 
-def interpreter(entry: pwd.struct_passwd) -> str:
+def interpreter(entry: pwd.struct_passwd, staged: Path) -> str:
     for candidate in (os.path.realpath(sys.executable), "/usr/bin/python3"):
         try:
-            if as_user(entry, [candidate, "-c", "import docqa.sandbox"], 60).returncode == 0:
+            check = [candidate, "-c", "import docqa.sandbox"]
+            if as_user(entry, staged, check, 60).returncode == 0:
                 return candidate
         except OSError:
             continue
-    pytest.skip("no Python that the ordinary user can run can import docqa.sandbox")
+    pytest.skip("no Python that the ordinary user can run")
 
 
 def test_every_hostile_program_and_pair_is_contained_for_an_ordinary_user(
-    user: pwd.struct_passwd,
+    user: pwd.struct_passwd, staged: Path
 ) -> None:
-    done = as_user(user, [interpreter(user), str(SCRIPT)], timeout=600)
+    script = str(staged / "run_as_user.py")
+    done = as_user(user, staged, [interpreter(user, staged), script], timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["uid"] == user.pw_uid != 0
