@@ -19,8 +19,8 @@ from docqa.runner import _answer_all
 
 class Answers(Method):
     """Answers each question with a prediction made from its id: ``bad`` one whose row cannot
-    be made (a generator in its trace cannot be copied), ``surrogate`` one with lone surrogates (as a sandboxed
-    program can print)."""
+    be made (a generator in its trace cannot be copied), ``surrogate`` one with lone surrogates
+    (as a sandboxed program can print)."""
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         qid = question.question_id

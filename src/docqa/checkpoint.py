@@ -6,9 +6,8 @@ file back, skips what is done and appends the rest; ``finish`` writes the declar
 fixed order and removes the partial file. The first line records a fingerprint of the job's
 settings: a partial file left by a run with other settings is discarded, never mixed in.
 
-A row is cleaned before it is written (lone surrogates
-replaced, ``unicode_safe``), so that no text a method produced can make writing it fail; a row
-that still cannot be written (not JSON) raises before anything of it is recorded.
+A row is cleaned before it is written (lone surrogates replaced, values that are not JSON written
+as their repr: ``unicode_safe``), so that nothing a method produced can make writing it fail.
 """
 
 from __future__ import annotations
