@@ -402,6 +402,21 @@ PROGRAMS = [
         extra=lambda o: o.replaced == 2 and "\ufffd" in o.stdout,
     ),
     # resources
+    H(
+        "an exit status that reads as SIGSYS",
+        "import os\nos._exit(128 + 31)",
+        "crash",
+        error="signal 11",  # the filter refuses the status; glibc's _exit then faults
+    ),
+    H(
+        "an exit status that reads as SIGKILL after some CPU",
+        "import os, time\nwhile time.process_time() < 0.7:\n    pass\nos._exit(128 + 9)",
+        "crash",
+        error="signal 11",
+        limits=SandboxLimits(cpu_seconds=1, wall_seconds=10, memory_mb=256),
+    ),
+    H("sys.exit(3)", "import sys\nsys.exit(3)", "error", error="SystemExit: 3"),
+    H("os._exit(3)", "import os\nos._exit(3)", "crash", error="exited with status 3"),
     H("one huge allocation", "x = ' ' * 10**10", "memory_limit"),
     H(
         "growing allocation",

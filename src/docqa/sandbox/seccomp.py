@@ -11,12 +11,14 @@ The calls only an escape makes (``FORBIDDEN``: process creation, sockets, ``ptra
 ``process_vm_*``, ``pidfd_*``, namespaces, mounts, ``mknod``, ``io_uring``, ``bpf``,
 ``keyctl`` …) kill the process with SIGSYS, so that the parent can say so from the exit status;
 every other call that is not listed fails with ``EPERM`` (``mkdir`` and links: the box holds
-plain files only; ``chmod``, ``prctl``, ``seccomp``, ``setuid`` …).
-A few calls are allowed only with safe arguments: a file
-created through ``open``/``openat``/``creat`` must not be executable, ``ioctl`` only asks
-whether a descriptor is a terminal or sets close-on-exec, ``prlimit64`` acts only on the calling
-process (the kernel lets it lower its limits, never raise a hard one). A call through another
-ABI kills the process (32-bit) or fails (x32).
+plain files only; ``chmod``, ``kill``, ``prctl``, ``seccomp``, ``setuid`` …).
+
+A few calls are allowed only with safe arguments: a file created through ``open``/``openat``/
+``creat`` must not be executable; ``ioctl`` only asks whether a descriptor is a terminal or sets
+close-on-exec; ``exit``/``exit_group`` take a status under 128 (from 128 on, bubblewrap's report
+of a death by a signal could be forged); ``prlimit64`` acts only on the calling process (the
+kernel lets it lower its limits, never raise a hard one). A call through another ABI kills the
+process (32-bit) or fails (x32).
 """
 
 from __future__ import annotations
@@ -196,12 +198,14 @@ FORBIDDEN = {
 }
 
 #: calls allowed only with the argument checks below; every other name in X86_64 is allowed
-CHECKED = ("open", "openat", "creat", "ioctl", "prlimit64")
+CHECKED = ("open", "openat", "creat", "ioctl", "prlimit64", "exit", "exit_group")
 
 #: the argument index of the mode of a created file, and of its flags (None: always creates)
 CREATE_ARGS = {"open": (2, 1), "openat": (3, 2), "creat": (1, None)}
 O_CREAT_OR_TMPFILE = 0o100 | 0o20000000
 EXECUTABLE_BITS = 0o111
+#: the kernel keeps the low byte of an exit status; with this bit it reads as 128 + a signal
+SIGNAL_STATUS_BIT = 0x80
 #: TCGETS (isatty), FIONCLEX, FIOCLEX
 IOCTLS = (0x5401, 0x5450, 0x5451)
 
@@ -310,6 +314,12 @@ def build_filter(machine: str | None = None) -> bytes:
     program.jump(JEQ, 0, 0, "deny")
     program.load(_arg(0, high=True))
     program.jump(JEQ, 0, "allow", "deny")
+    # an exit status of 128 or more is what bwrap reports for a death by a signal: a program may
+    # not claim one (glibc's _exit then faults, and the parent sees SIGSEGV: a crash)
+    program.label("exit")
+    program.label("exit_group")
+    program.load(_arg(0))
+    program.jump(JSET, SIGNAL_STATUS_BIT, "deny", "allow")
     program.label("deny")
     program.ret(SECCOMP_RET_ERRNO | EPERM)
     program.label("allow")
