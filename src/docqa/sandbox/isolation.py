@@ -131,14 +131,21 @@ def require() -> Isolation:
 
 def current() -> Isolation:
     """This machine's isolation for the configured bwrap (probed once per process)."""
-    return probe(os.environ.get(BWRAP_VARIABLE) or shutil.which("bwrap") or "")
+    named = os.environ.get(BWRAP_VARIABLE, "")
+    if named and named != "none" and "/" not in named:
+        named = shutil.which(named) or named
+    return probe(named or shutil.which("bwrap") or "")
 
 
 @functools.cache
 def probe(bwrap: str) -> Isolation:
     """Build the sandbox's parts around ``bwrap`` and run one trivial program in it."""
     if not bwrap or bwrap == "none" or not os.access(bwrap, os.X_OK):
-        why = "bubblewrap (bwrap) is not installed" if bwrap in ("", "none") else bwrap
+        why = (
+            "bubblewrap (bwrap) is not installed"
+            if bwrap in ("", "none")
+            else f"{bwrap} (from {BWRAP_VARIABLE}) is not an executable"
+        )
         return Isolation(False, f"the Solve sandbox cannot isolate programs: {why}; {FIX}")
     try:
         seccomp = build_filter()

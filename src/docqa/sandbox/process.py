@@ -27,7 +27,14 @@ import time
 from typing import Any
 
 from docqa.sandbox.channel import clean, clean_text, decode, parse_json, read_streams
-from docqa.sandbox.isolation import CHILD_INSIDE, Isolation, bwrap_arguments, require
+from docqa.sandbox.isolation import (
+    CHILD_INSIDE,
+    FIX,
+    Isolation,
+    SandboxUnavailable,
+    bwrap_arguments,
+    require,
+)
 from docqa.sandbox.limits import SandboxLimits
 from docqa.sandbox.result import SandboxResult
 
@@ -62,10 +69,11 @@ def run_python(
 
 
 def trial_run(isolation: Isolation) -> str:
-    """ "" when a trivial program runs in ``isolation`` and answers, else what went wrong."""
+    """An empty string when a trivial program runs in ``isolation`` and answers, else what went
+    wrong."""
     try:
         outcome = _run(isolation, "result = 6 * 7", None, SandboxLimits(wall_seconds=30), True)
-    except OSError as error:
+    except (OSError, SandboxUnavailable) as error:
         return f"{type(error).__name__}: {error}"
     if outcome.kind == "ok" and outcome.result == 42:
         return ""
@@ -104,15 +112,8 @@ def _run(
         with tempfile.TemporaryFile() as stdin:
             stdin.write(json.dumps(request).encode())
             stdin.seek(0)
-            process = subprocess.Popen(
-                command,
-                stdin=stdin,
-                stdout=console_write,
-                stderr=console_write,
-                pass_fds=(result_write, refusal_write, seccomp_read),
-                env={},
-                start_new_session=True,
-                close_fds=True,
+            process = _start(
+                command, stdin, console_write, (result_write, refusal_write, seccomp_read)
             )
         for fd in theirs:
             os.close(fd)
@@ -132,6 +133,26 @@ def _run(
         for fd in ours + theirs:
             os.close(fd)
     return _classify(data, dropped, timed_out, status, cpu, limits, isolation.layers)
+
+
+def _start(
+    command: list[str], stdin: Any, console: int, descriptors: tuple[int, ...]
+) -> subprocess.Popen:
+    """Start bwrap; a machine that cannot (bwrap gone since the probe, no descriptors left)
+    cannot isolate the program either."""
+    try:
+        return subprocess.Popen(
+            command,
+            stdin=stdin,
+            stdout=console,
+            stderr=console,
+            pass_fds=descriptors,
+            env={},
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as error:
+        raise SandboxUnavailable(f"bubblewrap could not be started: {error}; {FIX}") from error
 
 
 def _caps(limits: SandboxLimits) -> int:
