@@ -520,6 +520,12 @@ PROGRAMS = [
     ),
     K("memfd", "import os\nos.memfd_create('x')", "error", NOT_PERMITTED),
     K(
+        "write to the request on stdin",
+        "import os\nos.lseek(0, 0, 0)\nos.write(0, b'x' * 1000)",
+        "error",
+        "Bad file descriptor",
+    ),
+    K(
         "disk fill past the box",
         "for i in range(10):\n    open(f'f{i}', 'w').write('x' * (2**20 - 1))",
         "error",

@@ -1,11 +1,12 @@
 """Run model-written Python under bubblewrap and read back what happened.
 
 The parent (this side) starts ``bwrap`` with the layers of ``isolation.py`` around
-``python -I -S -B /sandbox/child.py``. The request travels on stdin (a temporary file, so that
-large evidence cannot block); the child reports on two pipes: its values (result, printout,
-error) and the refusals of its audit hook, written as they happen. Its stdout and stderr go to
-a third pipe (the console: what it writes past the capture, and the interpreter's own fatal
-errors). All three are read here with caps (``channel.read_streams``).
+``python -I -S -B /sandbox/child.py``. The request travels on stdin (an unlinked temporary file
+opened read-only, so that large evidence cannot block and the program cannot write there). The
+child reports on two pipes: its values (result, printout, error) and the refusals of its audit
+hook, written as they happen. Its stdout and stderr go to a third pipe (the console: what it
+writes past the capture, and the interpreter's own fatal errors). All three are read here with
+caps (``channel.read_streams``).
 
 How the run is classified comes from what the program cannot write: the wall clock kept here,
 the exit status and the CPU time the kernel reports for the sandbox (``wait4``). A program
@@ -109,12 +110,17 @@ def _run(
             "-B",
             CHILD_INSIDE,
         ]
-        with tempfile.TemporaryFile() as stdin:
-            stdin.write(json.dumps(request).encode())
-            stdin.seek(0)
-            process = _start(
-                command, stdin, console_write, (result_write, refusal_write, seccomp_read)
-            )
+        with tempfile.TemporaryFile() as handle:
+            handle.write(json.dumps(request).encode())
+            handle.flush()
+            # the child gets the unlinked file read-only: it cannot write to this machine's disk
+            stdin = os.open(f"/proc/self/fd/{handle.fileno()}", os.O_RDONLY)
+            try:
+                process = _start(
+                    command, stdin, console_write, (result_write, refusal_write, seccomp_read)
+                )
+            finally:
+                os.close(stdin)
         for fd in theirs:
             os.close(fd)
         theirs = []
