@@ -160,3 +160,14 @@ def test_the_minimal_root_holds_the_interpreter_and_nothing_of_the_machine() -> 
     for path in inside:
         assert not path.startswith(("/etc", "/home", "/proc", "/tmp", "/work", "/var")), path
         assert "site-packages" not in path.split("/")[-1] or path in here.hidden, path
+
+
+def test_nothing_is_left_on_this_machine_after_a_run() -> None:
+    """The box is a tmpfs of the sandbox's own, and the request file is unlinked at once."""
+    import tempfile
+
+    folder = Path(tempfile.gettempdir())
+    before = set(folder.iterdir())
+    code = "import os\nfor i in range(50):\n    open(f'f{i}', 'w').write('x' * 1000)\nresult = 1"
+    assert run_python(code).ok
+    assert {p for p in set(folder.iterdir()) - before if "docqa" in p.name} == set()

@@ -22,7 +22,8 @@ class SandboxResult:
     in-process guard refused (the second layer: a program that disables it can hide these,
     never what the kernel stopped, which is its ``kind``); ``replaced`` how many characters
     that UTF-8 cannot carry (lone surrogates, invalid bytes) were replaced by U+FFFD;
-    ``cpu_seconds`` the CPU time the kernel counted for the whole sandbox."""
+    ``cpu_seconds`` the CPU time the kernel counted for the program (for a ``timeout``, only
+    bubblewrap's own: the program is killed unreaped)."""
 
     kind: str
     result: Any = None
