@@ -2,7 +2,7 @@
 
 This file is executed by path in a fresh interpreter without site-packages, inside the kernel
 isolation of ``isolation.py`` (namespaces, a read-only minimal root, a seccomp filter): that
-is the boundary. What this file adds is a second layer that turns the refusals a readable
+is the boundary. What this file adds is a second layer that turns the refusals an ordinary
 program meets into readable errors, and the reporting of the program's own values.
 
 It reads the request (code, inputs, limits, the two descriptors it reports on) from stdin,
@@ -13,9 +13,10 @@ then, in this order:
 2. loads the modules a computation may use (``PRELOAD``); after step 4 no module can be loaded;
 3. removes the few functions that act without an audit event (``mkfifo``, ``_imp`` loaders …);
 4. installs an audit hook (PEP 578) that refuses paths outside ``/box``, imports, sockets,
-   processes, threads, signals, ctypes, introspection and the building of code objects
-   (``code.__new__``, ``__code__`` assignment, ``marshal``). Each refusal is written at once
-   to the refusal descriptor, so that clearing a list later cannot hide it; a program that
+   processes, signals, ``mkdir``, ctypes, introspection and the building of code objects
+   (``code.__new__``, ``__code__`` assignment, ``marshal``). Python 3.11 raises no event for
+   a new thread: the kernel stops that one (``clone3`` is forbidden). Each refusal is written
+   at once to the refusal descriptor, so that clearing a list later cannot hide it; a program that
    gets past this layer (crafted bytecode can) meets the kernel's, and the parent reports that
    from the exit status.
 
