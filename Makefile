@@ -7,9 +7,9 @@ BIN := $(VENV)/bin
 SETUP_DONE := $(VENV)/.docqa-setup-done
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup reproduce test lint lock env-locks tesseract chromium graphviz dag clean-results
+.PHONY: setup reproduce test lint lock env-locks tesseract bubblewrap chromium graphviz dag clean-results
 
-setup: $(SETUP_DONE) tesseract
+setup: $(SETUP_DONE) tesseract bubblewrap
 
 # Re-installs only when the pins change; a second `make` installs nothing.
 $(SETUP_DONE): requirements.lock pyproject.toml
@@ -24,6 +24,12 @@ tesseract:
 	@command -v tesseract >/dev/null || { \
 		echo "installing tesseract-ocr (apt)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tesseract-ocr fonts-dejavu-core; }
+
+# The Solve sandbox's kernel isolation (src/docqa/sandbox/isolation.py); without it Solve refuses.
+bubblewrap:
+	@command -v bwrap >/dev/null || { \
+		echo "installing bubblewrap (apt)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq bubblewrap; }
 
 # Headless Chromium opens the HTML report and a trace page in the tests (tests/report).
 chromium:

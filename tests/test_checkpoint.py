@@ -52,3 +52,21 @@ def test_an_item_is_never_recorded_twice(tmp_path: Path) -> None:
     checkpoint.append({"id": "a"})
     with pytest.raises(ValueError, match="already recorded"):
         checkpoint.append({"id": "a"})
+
+
+def test_a_row_with_lone_surrogates_is_written_with_them_replaced(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    checkpoint = Checkpoint(out, "fp", key="id")
+    assert checkpoint.append({"id": "a", "answer": "x\ud800", "trace": [{"k\udfff": "v"}]}) == 2
+    checkpoint.close()
+    again = Checkpoint(out, "fp", key="id")  # the partial file reads back
+    assert again.done("a")
+    rows = again.finish(["a"])
+    assert rows == [{"id": "a", "answer": "x\ufffd", "trace": [{"k\ufffd": "v"}]}]
+    assert json.loads(out.read_bytes().decode("utf-8"))["answer"] == "x\ufffd"
+
+
+def test_a_value_that_is_not_json_is_written_as_its_repr(tmp_path: Path) -> None:
+    checkpoint = Checkpoint(tmp_path / "out.jsonl", "fp", key="id")
+    checkpoint.append({"id": "a", "trace": [{1, 2}, ("t", None)]})
+    assert checkpoint.finish(["a"]) == [{"id": "a", "trace": ["{1, 2}", ["t", None]]}]

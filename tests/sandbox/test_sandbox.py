@@ -7,8 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from docqa.sandbox import SandboxLimits, SandboxResult, run_python
-from docqa.sandbox.isolation import command_prefix, network_namespace_prefix
+from docqa.sandbox import SandboxLimits, SandboxResult, process, run_python
+from docqa.sandbox.isolation import current
+
+pytestmark = pytest.mark.skipif(
+    not current().available, reason=f"no kernel isolation here: {current().reason}"
+)
 
 
 def test_a_computation_over_the_evidence_returns_its_result_and_printout() -> None:
@@ -61,36 +65,21 @@ def test_a_result_that_is_not_json_or_too_long_comes_back_as_its_cut_repr() -> N
     assert long == {"repr": "'" + "x" * 49}
 
 
-def test_the_program_may_use_files_in_its_own_fresh_folder_which_is_removed_after() -> None:
+def test_the_program_may_use_files_in_its_own_fresh_box() -> None:
     code = (
-        "import os\nopen('note.txt', 'w').write('42')\n"
-        "result = [os.getcwd(), open('note.txt').read()]"
+        "import os\nfound = os.listdir('.')\nopen('note.txt', 'w').write('42')\n"
+        "result = [os.getcwd(), found, open('note.txt').read()]"
     )
     first, second = run_python(code), run_python(code)
-    assert first.result[1] == "42"
-    assert first.result[0] != second.result[0]
-    assert not Path(first.result[0]).exists()
-
-
-def test_the_program_runs_in_a_network_namespace_of_its_own_where_one_can_be_made() -> None:
-    if not network_namespace_prefix():
-        pytest.skip("unshare cannot make a network namespace on this machine")
-    outcome = run_python("import os\nresult = os.readlink('/proc/self/ns/net')")
-    assert "network_namespace" in outcome.isolation
-    assert outcome.result != os.readlink("/proc/self/ns/net")
-    assert run_python("", limits=SandboxLimits(network_namespace="required")).ok
-
-
-def test_without_a_namespace_the_guard_alone_keeps_the_network_out() -> None:
-    assert command_prefix("off") == ()
-    outcome = run_python("import socket", limits=SandboxLimits(network_namespace="off"))
-    assert "network_namespace" not in outcome.isolation
-    assert outcome.blocked == ("import socket",)
+    assert (
+        first.result == second.result == ["/box", [], "42"]
+    )  # the second saw nothing of the first
+    assert not Path("/box").exists()  # the box was never a folder of this machine
 
 
 def test_limits_are_checked() -> None:
-    with pytest.raises(ValueError, match="network_namespace 'maybe'"):
-        SandboxLimits(network_namespace="maybe")
+    with pytest.raises(ValueError, match="box_mb must be positive"):
+        SandboxLimits(box_mb=0)
     with pytest.raises(ValueError, match="cpu_seconds must be positive"):
         SandboxLimits(cpu_seconds=0)
     with pytest.raises(ValueError, match="kind 'fine'"):
@@ -103,3 +92,90 @@ def test_a_long_description_is_cut() -> None:
         outcome.describe(max_chars=1000) == f"error: {'x' * 100}\nrefused by the sandbox: os.fork"
     )
     assert outcome.describe(max_chars=20) == "error: xxxxxxxxxx..."
+
+
+def test_every_run_reports_the_layers_and_the_cpu_time_the_kernel_counted() -> None:
+    outcome = run_python("x = sum(range(10**6))\nresult = x")
+    assert outcome.ok
+    assert outcome.result == sum(range(10**6))
+    assert outcome.isolation == current().layers
+    assert {"user_namespace", "pid_namespace", "network_namespace", "seccomp"} <= set(
+        outcome.isolation
+    )
+    assert 0 < outcome.cpu_seconds < 5
+
+
+def test_the_namespaces_seccomp_and_privileges_are_in_force(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same bubblewrap arguments with /proc mounted, read by a program past the guard."""
+    code = (
+        "import os\nstatus = dict(l.split(':\\t', 1) for l in open('/proc/self/status').read()"
+        ".splitlines() if ':\\t' in l)\n"
+        "result = {k: status[k].strip() for k in ('NoNewPrivs', 'Seccomp', 'CapEff', 'CapBnd')}\n"
+        "result['ns'] = {n: os.readlink('/proc/self/ns/' + n) for n in "
+        "('user', 'mnt', 'pid', 'ipc', 'net', 'uts')}\nresult['pid'] = os.getpid()"
+    )
+    arguments = process.bwrap_arguments
+    monkeypatch.setattr(
+        process, "bwrap_arguments", lambda *args: ["--proc", "/proc", *arguments(*args)]
+    )
+    outcome = run_python(code, guard=False)
+    assert outcome.ok, outcome
+    found = outcome.result
+    assert found["NoNewPrivs"] == "1"
+    assert found["Seccomp"] == "2"
+    assert int(found["CapEff"], 16) == 0
+    assert int(found["CapBnd"], 16) == 0
+    assert found["pid"] == 1  # the only process of its PID namespace
+    for name, inside in found["ns"].items():
+        assert inside != os.readlink(f"/proc/self/ns/{name}"), name
+
+
+def test_without_bubblewrap_run_python_refuses_with_the_reason_and_the_fix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from docqa.sandbox import SandboxUnavailable
+
+    monkeypatch.setenv("DOCQA_SANDBOX_BWRAP", "none")
+    with pytest.raises(SandboxUnavailable, match=r"bubblewrap \(bwrap\) is not installed"):
+        run_python("result = 1")
+    monkeypatch.setenv("DOCQA_SANDBOX_BWRAP", "/bin/false")  # a bwrap that cannot start
+    with pytest.raises(SandboxUnavailable, match="cannot start bubblewrap here.*make setup"):
+        run_python("result = 1")
+    monkeypatch.delenv("DOCQA_SANDBOX_BWRAP")
+    assert run_python("result = 1").ok
+
+
+def test_doctor_reports_the_isolation_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    from docqa.runtime.doctor import check_sandbox
+
+    check = check_sandbox()
+    assert check.status == "ok"
+    assert check.detail.startswith("kernel (bubblewrap): user_namespace")
+    monkeypatch.setenv("DOCQA_SANDBOX_BWRAP", "none")
+    check = check_sandbox()
+    assert check.status == "warn"
+    assert "Solve refuses to run" in check.detail
+    assert "apt-get install bubblewrap" in check.fix
+
+
+def test_the_minimal_root_holds_the_interpreter_and_nothing_of_the_machine() -> None:
+    here = current()
+    inside = {destination for _, destination in here.binds}
+    assert here.python in inside
+    assert any(path.endswith("/libc.so.6") for path in inside)
+    for path in inside:
+        assert not path.startswith(("/etc", "/home", "/proc", "/tmp", "/work", "/var")), path
+        assert "site-packages" not in path.split("/")[-1] or path in here.hidden, path
+
+
+def test_nothing_is_left_on_this_machine_after_a_run() -> None:
+    """The box is a tmpfs of the sandbox's own, and the request file is unlinked at once."""
+    import tempfile
+
+    folder = Path(tempfile.gettempdir())
+    before = set(folder.iterdir())
+    code = "import os\nfor i in range(50):\n    open(f'f{i}', 'w').write('x' * 1000)\nresult = 1"
+    assert run_python(code).ok
+    assert {p for p in set(folder.iterdir()) - before if "docqa" in p.name} == set()

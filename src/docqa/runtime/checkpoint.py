@@ -5,6 +5,9 @@ A job that processes many items (documents, questions) appends each finished ite
 file back, skips what is done and appends the rest; ``finish`` writes the declared output in a
 fixed order and removes the partial file. The first line records a fingerprint of the job's
 settings: a partial file left by a run with other settings is discarded, never mixed in.
+
+A row is cleaned before it is written (lone surrogates replaced, values that are not JSON written
+as their repr: ``unicode_safe``), so that nothing a method produced can make writing it fail.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from docqa.core.jsonl import write_jsonl
+from docqa.runtime.unicode_safe import clean
 
 
 class Checkpoint:
@@ -51,15 +55,21 @@ class Checkpoint:
     def done(self, item_key: str) -> bool:
         return item_key in self.rows
 
-    def append(self, row: dict[str, Any]) -> None:
+    def append(self, row: dict[str, Any]) -> int:
+        """Record one finished item; returns the number of characters that had to be replaced
+        to write it as UTF-8."""
         item_key = str(row[self.key])
         if item_key in self.rows:
             raise ValueError(f"{self.partial}: item {item_key!r} is already recorded")
-        self.rows[item_key] = row
+        row, replaced = clean(row)
         self._write_line(row)
+        self.rows[item_key] = row
+        return replaced
 
     def _write_line(self, row: dict[str, Any]) -> None:
-        self._handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        line = json.dumps(row, ensure_ascii=False) + "\n"
+        line.encode("utf-8")  # fails here, before a partial line is written
+        self._handle.write(line)
         self._handle.flush()
         os.fsync(self._handle.fileno())
 

@@ -147,6 +147,17 @@ def check_tesseract() -> Check:
     return Check("tesseract", "ok", output.splitlines()[0].strip())
 
 
+def check_sandbox() -> Check:
+    """The isolation level of DocPilot's Solve sandbox (a real sandboxed run, once)."""
+    from docqa.sandbox import isolation
+
+    found = isolation.current()
+    if found.available:
+        return Check("solve sandbox", "ok", found.level)
+    detail = f"no isolation: Solve refuses to run and DocPilot records why ({found.reason})"
+    return Check("solve sandbox", "warn", detail, isolation.FIX)
+
+
 def check_free_disk(label: str, folder: Path) -> Check:
     existing = folder
     while not existing.exists() and existing != existing.parent:
@@ -173,13 +184,16 @@ def run_checks(results: Path = Path("results")) -> list[Check]:
         *check_cuda(torch),
         check_bitsandbytes(),
         check_tesseract(),
+        check_sandbox(),
         check_free_disk("results", results.resolve()),
         check_free_disk("hf_cache", hf_cache_folder()),
     ]
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser("doctor", help="check torch, CUDA, GPUs, tesseract and disk")
+    parser = commands.add_parser(
+        "doctor", help="check torch, CUDA, GPUs, tesseract, the Solve sandbox and disk"
+    )
     parser.add_argument("--results", type=Path, default=Path("results"), help="results folder")
     parser.add_argument("--json", action="store_true", help="print the checks as JSON")
     parser.set_defaults(run=run)

@@ -1,34 +1,31 @@
-"""The inside of the Solve sandbox: run as ``python -I -S child.py`` with the request on stdin.
+"""The inside of the Solve sandbox: run as ``python -I -S -B child.py`` under bubblewrap.
 
-This file is executed by path in a fresh interpreter without site-packages, so it imports only
-the standard library and nothing of docqa. It reads the request (code, inputs, limits, box),
-then closes the process in, in this order:
+This file is executed by path in a fresh interpreter without site-packages, inside the kernel
+isolation of ``isolation.py`` (namespaces, a read-only minimal root, a seccomp filter): that
+is the boundary. What this file adds is a second layer that turns the refusals an ordinary
+program meets into readable errors, and the reporting of the program's own values.
 
-1. resource limits: CPU seconds, address space, file size, open descriptors, no core file;
-2. the modules a computation may use are loaded now (``PRELOAD``); after step 5 no module can
-   be loaded any more, so these and the ones the interpreter loaded at start are all there is;
-3. cwd becomes the box (a fresh temporary folder); as root, the process becomes ``nobody``,
-   and then may not create processes (``RLIMIT_NPROC`` 0, which binds a non-root user);
-4. the few functions that act outside the process without raising an audit event (``mkfifo``,
-   ``mknod``, ``setsid`` …) are removed, and so are ``_imp``'s loaders (``_imp.create_builtin``
-   loads a built-in module such as ``pwd`` without any audit event);
-5. an audit hook (``sys.addaudithook``; Python code cannot remove one) refuses: opening,
-   listing, changing or removing any path outside the box, more than ``max_opens`` opens,
-   importing a module that is not loaded yet, sockets, process creation (fork, exec, spawn,
-   system, subprocess), signals to other processes, ctypes, threads, changing the cwd or the
-   limits, and the introspection that could reach the hook itself (``sys._getframe``,
-   ``sys.settrace``/``setprofile``, ``gc.get_objects``/``get_referrers``).
+It reads the request (code, inputs, limits, the two descriptors it reports on) from stdin,
+then, in this order:
 
-The hook binds every name it uses when it is installed and reads only exact ``str``/``int``
-arguments, so code that replaces builtins or module attributes, or passes a path-like object
-that answers differently on each call, cannot change its decision. It is reachable from no
-module or frame, only from the interpreter's own list of hooks.
+1. closes every other descriptor and sets its rlimits: CPU seconds, address space, file size,
+   open descriptors, no processes, no core file (soft = hard: they cannot be raised again);
+2. loads the modules a computation may use (``PRELOAD``); after step 4 no module can be loaded;
+3. removes the few functions that act without an audit event (``mkfifo``, ``_imp`` loaders …);
+4. installs an audit hook (PEP 578) that refuses paths outside ``/box``, imports, sockets,
+   processes, signals, ``mkdir``, ctypes, introspection and the building of code objects
+   (``code.__new__``, ``__code__`` assignment, ``marshal``). Python 3.11 raises no event for
+   a new thread: the kernel stops that one (``clone3`` is forbidden). Each refusal is written
+   at once to the refusal descriptor, so that clearing a list later cannot hide it; a program that
+   gets past this layer (crafted bytecode can) meets the kernel's, and the parent reports that
+   from the exit status.
 
-The program runs with ``evidence`` (the inputs) defined and its ``print`` output captured up
-to a cap; the value it leaves in ``result`` is sent back. The answer is one JSON document on
-fd 1: ``{"kind", "result", "stdout", "stdout_dropped", "error", "blocked"}``; ``kind`` is
-``ok``, ``error`` or ``memory_limit``. Limits that kill the process (CPU, wall clock) are read
-by the parent from the exit status.
+The program runs with ``evidence`` defined and its ``print`` output captured; its values
+(``result`` as JSON text, printout, error) go to the result descriptor as one JSON document,
+and the process leaves with ``os._exit(0)``. The parent reads both descriptors with size caps
+and parses them with depth limits: nothing written there can make it raise, and nothing the
+program writes decides how its run is classified beyond its own values (``ok``, ``error``,
+``memory_limit``); limits, kills and forbidden system calls are read from the exit status.
 """
 
 import builtins
@@ -63,7 +60,11 @@ PRELOAD = (
     "string",
     "textwrap",
     "unicodedata",
+    "resource",
+    "linecache",
+    "traceback",
 )
+BOX = "/box"
 
 #: posix functions with effects outside the process and no audit event
 UNAUDITED = ("mkfifo", "mknod", "openpty", "setsid", "setpgid", "setpgrp", "chroot")
@@ -97,6 +98,10 @@ BLOCKED_EVENTS = (
     "pty.spawn",
     "_thread.start_new_thread",
     "sys.addaudithook",
+    "code.__new__",
+    "marshal.load",
+    "marshal.loads",
+    "os.mkdir",
     "sys.settrace",
     "sys.setprofile",
     "sys._getframe",
@@ -133,37 +138,49 @@ PATH_EVENTS = {
     "os.setxattr": (0,),
 }
 
-NOBODY = 65534
-
 
 def main() -> None:
     request = json.loads(sys.stdin.buffer.read())
     limits = request["limits"]
+    result_fd, refusal_fd = request["result_fd"], request["refusal_fd"]
+    keep = sorted({0, 1, 2, result_fd, refusal_fd})
+    for low, high in zip(keep, keep[1:] + [1 << 16], strict=False):
+        os.closerange(low + 1, high)
     _limit(limits)
     for name in PRELOAD:
         __import__(name)
-    os.chdir(request["box"])
-    if request.get("drop_privileges"):
-        os.setgroups([])
-        os.setgid(NOBODY)
-        os.setuid(NOBODY)
-    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-    _remove_unaudited()
-    blocked: list[str] = []
-    answer = _answerer()
-    _install_guard(os.getcwd(), limits["max_opens"], blocked)
-    answer(_run(request["code"], request["inputs"], limits, blocked))
+    answer = _answerer(result_fd)
+    if request["guard"]:  # off only to test the kernel layers alone (run_python's guard)
+        _remove_unaudited()
+        _install_guard(BOX, limits["max_opens"], _reporter(refusal_fd))
+    answer(_run(request["code"], request["inputs"], limits))
 
 
 def _limit(limits: dict) -> None:
     cpu = max(1, -(-int(limits["cpu_seconds"] * 1000) // 1000))
     memory = int(limits["memory_mb"]) << 20
     files = int(limits["file_mb"]) << 20
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_FSIZE, (files, files))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["max_open_files"],) * 2)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+
+
+def _reporter(fd: int):
+    """A function that writes one refusal to the parent at once (at most 20 of them)."""
+    write, written = os.write, [0]
+
+    def report(what: str) -> None:
+        if written[0] < 20:
+            written[0] += 1
+            try:
+                write(fd, (what[:200].replace("\n", " ") + "\n").encode("utf-8", "replace"))
+            except OSError:
+                pass
+
+    return report
 
 
 def _remove_unaudited() -> None:
@@ -177,11 +194,11 @@ def _remove_unaudited() -> None:
             delattr(loader, name)
 
 
-def _install_guard(box: str, max_opens: int, blocked: list) -> None:
-    """Install the audit hook that confines the program to ``box`` (see the module docstring)."""
+def _install_guard(box: str, max_opens: int, note) -> None:
+    """Install the audit hook that confines the program to ``box`` (see the module docstring);
+    ``note`` reports each refusal."""
     str_type, int_type, none_type, type_of = str, int, type(None), type
     deny = PermissionError
-    note = blocked.append
     count = len
     prefix = box.rstrip("/") + "/"
     refused = frozenset(BLOCKED_EVENTS)
@@ -195,10 +212,10 @@ def _install_guard(box: str, max_opens: int, blocked: list) -> None:
             return True
         if kind is not str_type:
             return False
-        if not path.startswith("/"):
-            path = prefix + path
+        if not path.startswith("/"):  # type: ignore[attr-defined]
+            path = prefix + path  # type: ignore[operator]
         parts: list = []
-        for part in path.split("/"):
+        for part in path.split("/"):  # type: ignore[attr-defined]
             if part == "" or part == ".":
                 continue
             if part == "..":
@@ -209,8 +226,7 @@ def _install_guard(box: str, max_opens: int, blocked: list) -> None:
         return ("/" + "/".join(parts) + "/").startswith(prefix)
 
     def refuse(what: str, why: str) -> None:
-        if count(blocked) < 20:
-            note(what)
+        note(what)
         raise deny(f"sandbox: {what}: {why}")
 
     def guard(event: str, args: tuple) -> None:
@@ -218,6 +234,8 @@ def _install_guard(box: str, max_opens: int, blocked: list) -> None:
             if event == "import" and count(args) and type_of(args[0]) is str_type:
                 refuse(f"import {args[0]}", "only the preloaded modules can be imported")
             refuse(event, "not allowed")
+        if event == "object.__setattr__" and count(args) > 1 and args[1] == "__code__":
+            refuse("__code__ assignment", "code objects cannot be replaced")
         positions = path_events.get(event)
         if positions is None:
             return
@@ -259,7 +277,7 @@ class _CappedText(io.TextIOBase):
         return "".join(self.parts)
 
 
-def _run(code: str, inputs: object, limits: dict, blocked: list) -> dict:
+def _run(code: str, inputs: object, limits: dict) -> dict:
     output = _CappedText(limits["output_chars"])
     namespace = {"__name__": "__solve__", "__builtins__": builtins, "evidence": inputs}
     linecache.cache["<solve>"] = (len(code), None, code.splitlines(True), "<solve>")
@@ -281,10 +299,9 @@ def _run(code: str, inputs: object, limits: dict, blocked: list) -> dict:
     return {
         "kind": kind,
         "result": _as_json(result, limits["result_chars"]),
-        "stdout": output.getvalue(),
+        "stdout": output.getvalue()[: limits["output_chars"]],
         "stdout_dropped": output.dropped,
         "error": error[: limits["result_chars"]],
-        "blocked": list(blocked),
     }
 
 
@@ -316,37 +333,29 @@ def _describe(failure: BaseException) -> str:
         return type(failure).__name__
 
 
-def _as_json(value: object, cap: int) -> object:
-    """``value`` if it is JSON within ``cap`` characters, else its (cut) repr."""
+def _as_json(value: object, cap: int) -> str:
+    """``value`` as JSON text if it is JSON within ``cap`` characters, else its (cut) repr."""
     try:
         text = json.dumps(value)
         if len(text) <= cap:
-            return value
+            return text
     except BaseException:
         pass
     try:
-        return {"repr": repr(value)[:cap]}
+        return json.dumps({"repr": repr(value)[:cap]})
     except BaseException:
-        return {"repr": f"<{type(value).__name__} without a readable repr>"}
+        return json.dumps({"repr": f"<{type(value).__name__} without a readable repr>"})
 
 
-def _answerer():
-    """A function that writes an outcome as the whole of fd 1 and leaves at once, so that
-    nothing the program buffered is flushed after it. Its tools are bound now, before the
-    program can replace them."""
-    dumps, write, truncate, seek, leave = json.dumps, os.write, os.ftruncate, os.lseek, os._exit
-    stdout = sys.__stdout__
+def _answerer(fd: int):
+    """A function that writes the program's values to ``fd`` and leaves at once. Its tools are
+    bound now, before the program can replace them (which only garbles its own values)."""
+    dumps, write, leave = json.dumps, os.write, os._exit
 
     def answer(outcome: dict) -> None:
         data = dumps(outcome).encode()
-        try:
-            stdout.flush()
-        except BaseException:
-            pass
-        truncate(1, 0)
-        seek(1, 0, 0)
         while data:
-            data = data[write(1, data) :]
+            data = data[write(fd, data) :]
         leave(0)
 
     return answer

@@ -15,12 +15,8 @@ class SandboxLimits:
     killed), ``file_mb`` (RLIMIT_FSIZE: the largest file the program may write), ``max_opens``
     (files opened in the box over the whole run, which with ``file_mb`` bounds the disk it can
     fill), ``max_open_files`` (RLIMIT_NOFILE), ``output_chars`` (printed text kept) and
-    ``result_chars`` (the longest ``result`` or error sent back).
-
-    ``network_namespace``: ``"auto"`` runs the program in a fresh network namespace (no
-    interface but loopback, so no network even past the in-process guard) when ``unshare`` can
-    create one here, and otherwise relies on the guard alone; ``"required"`` refuses to run
-    without one; ``"off"`` never uses one.
+    ``result_chars`` (the longest ``result`` or error sent back), ``box_mb`` (the size of the
+    tmpfs the program may write in; the kernel refuses a byte more).
     """
 
     cpu_seconds: float = 5.0
@@ -31,14 +27,19 @@ class SandboxLimits:
     max_open_files: int = 32
     output_chars: int = 4000
     result_chars: int = 4000
-    network_namespace: str = "auto"
+    box_mb: int = 4
 
     def __post_init__(self) -> None:
-        if self.network_namespace not in ("auto", "required", "off"):
-            raise ValueError(
-                f"network_namespace {self.network_namespace!r}: use auto, required or off"
-            )
-        for name in ("cpu_seconds", "memory_mb", "wall_seconds", "file_mb", "max_open_files"):
+        for name in (
+            "cpu_seconds",
+            "memory_mb",
+            "wall_seconds",
+            "file_mb",
+            "max_open_files",
+            "output_chars",
+            "result_chars",
+            "box_mb",
+        ):
             if getattr(self, name) <= 0:
                 raise ValueError(
                     f"sandbox limit {name} must be positive, not {getattr(self, name)}"
@@ -47,5 +48,5 @@ class SandboxLimits:
     def for_child(self) -> dict[str, Any]:
         """The limits the child applies to itself."""
         limits = asdict(self)
-        del limits["network_namespace"], limits["wall_seconds"]
+        del limits["wall_seconds"], limits["box_mb"]
         return limits

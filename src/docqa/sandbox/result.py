@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 #: ``ok``: the program finished; ``error``: it raised (``blocked`` lists what the sandbox
 #: refused); ``memory_limit``, ``cpu_limit``, ``timeout``: it was stopped at that limit;
-#: ``crash``: it died without an answer (a signal, or it broke the answer channel)
-KINDS = ("ok", "error", "memory_limit", "cpu_limit", "timeout", "crash")
+#: ``forbidden``: the kernel killed it at a system call the sandbox forbids (an escape past the
+#: in-process guard); ``crash``: it died without well-formed values (a signal, an exit status,
+#: or it broke its own reporting)
+KINDS = ("ok", "error", "memory_limit", "cpu_limit", "timeout", "forbidden", "crash")
 
 
 @dataclass(frozen=True)
 class SandboxResult:
     """``result`` is the JSON value the program left in ``result`` (or ``{"repr": …}`` when it
     was not JSON or too long); ``stdout`` what it printed, cut at the output cap;
-    ``isolation`` the layers that were in force (``guard``, ``rlimits``, ``nobody``,
-    ``network_namespace``)."""
+    ``isolation`` the layers that were in force (``isolation.LAYERS``); ``blocked`` what the
+    in-process guard refused (the second layer: a program that disables it can hide these,
+    never what the kernel stopped, which is its ``kind``); ``replaced`` how many characters
+    that UTF-8 cannot carry (lone surrogates, invalid bytes) were replaced by U+FFFD;
+    ``cpu_seconds`` the CPU time the kernel counted for the program (for a ``timeout``, only
+    bubblewrap's own: the program is killed unreaped)."""
 
     kind: str
     result: Any = None
@@ -26,10 +32,16 @@ class SandboxResult:
     blocked: tuple[str, ...] = ()
     seconds: float = 0.0
     isolation: tuple[str, ...] = field(default_factory=tuple)
+    replaced: int = 0
+    cpu_seconds: float = 0.0
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"sandbox result kind {self.kind!r} is not one of {KINDS}")
+
+    def timed(self, seconds: float) -> SandboxResult:
+        """This result with its start-to-result time."""
+        return replace(self, seconds=seconds)
 
     @property
     def ok(self) -> bool:

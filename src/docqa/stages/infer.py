@@ -197,24 +197,35 @@ async def _answer_all(
 ) -> None:
     gate = asyncio.Semaphore(concurrency)
 
-    async def answer(question: Question) -> Prediction:
+    async def predict(question: Question) -> Prediction:
+        env = store.env(question.doc_id, method.retrievers)
+        if env is None:
+            error = f"document {question.doc_id} could not be read; see {failures}"
+            return Prediction(question.question_id, "", error=error)
+        return await method.answer(question, env, models)
+
+    async def answer(question: Question) -> None:
+        """Answer and record one question; one broken question must not stop the job, whether
+        it breaks in the method or in recording its answer (a row that cannot be written)."""
         async with gate:
-            try:  # one broken question must not stop the job
-                env = store.env(question.doc_id, method.retrievers)
-                if env is None:
-                    error = f"document {question.doc_id} could not be read; see {failures}"
-                    return Prediction(question.question_id, "", error=error)
-                return await method.answer(question, env, models)
+            try:
+                replaced = checkpoint.append((await predict(question)).to_dict())
+                if replaced:
+                    log.warning(
+                        "question %s: %d characters that UTF-8 cannot carry were replaced",
+                        question.question_id,
+                        replaced,
+                    )
             except Exception as error:
                 log.warning("question %s failed: %r", question.question_id, error)
                 message = f"{type(error).__name__}: {error}"
-                return Prediction(question.question_id, "", error=message)
+                if not checkpoint.done(question.question_id):
+                    checkpoint.append(Prediction(question.question_id, "", error=message).to_dict())
 
     try:
         with tqdm(total=len(todo), desc="questions", unit="q") as bar:
             for finished in asyncio.as_completed([answer(q) for q in todo]):
-                prediction = await finished
-                checkpoint.append(prediction.to_dict())
+                await finished
                 bar.update()
     finally:
         for client in (models.main, *models.roles.values()):

@@ -3,7 +3,8 @@
 The program reads the evidence as ``evidence`` (items ``{"id", "page", "source", "content"}``)
 and leaves its answer in ``result``. Its result or error is the observation; a result also
 becomes evidence (``computed``), so that Analyze and Answer can use it. A reply without code is
-a ``bad_reply`` and runs nothing.
+a ``bad_reply`` and runs nothing. Where this machine cannot isolate the program (no
+bubblewrap, no user namespaces), nothing runs: the observation and the trace say why.
 """
 
 from __future__ import annotations
@@ -17,12 +18,15 @@ from docqa.methods.docpilot.parsing import code_block
 from docqa.methods.docpilot.prompts import SOLVER, SOLVER_STOP
 from docqa.methods.docpilot.state import EvidenceItem
 from docqa.methods.docpilot.tools import run_tool
-from docqa.sandbox import run_python
+from docqa.sandbox import SandboxUnavailable, isolation, run_python
 
 MAX_NEW_TOKENS = 256
 
 
 async def solve(ctx: Context, arguments: dict) -> Observation:
+    here = isolation.current()
+    if not here.available:  # asking the solver would be wasted: nothing can run its code
+        return _unavailable(SandboxUnavailable(here.reason), Usage(), None)
     task = arguments["task"]
     inputs = [item.as_input(number) for number, item in enumerate(ctx.state.evidence, start=1)]
     prompt = SOLVER.format(task=task, evidence=json.dumps(inputs, ensure_ascii=False))
@@ -33,7 +37,10 @@ async def solve(ctx: Context, arguments: dict) -> Observation:
         return Observation(
             "the solver wrote no code; nothing was run", usage=usage, fallbacks=[BAD_REPLY]
         )
-    outcome = await run_tool(run_python, code, inputs, ctx.settings.solve_limits)
+    try:
+        outcome = await run_tool(run_python, code, inputs, ctx.settings.solve_limits)
+    except SandboxUnavailable as error:
+        return _unavailable(error, usage, code)
     text = outcome.describe()
     if outcome.ok:
         value = json.dumps(outcome.result, ensure_ascii=False)
@@ -50,6 +57,20 @@ async def solve(ctx: Context, arguments: dict) -> Observation:
                 "seconds": outcome.seconds,
                 "blocked": list(outcome.blocked),
                 "isolation": list(outcome.isolation),
+                "cpu_seconds": outcome.cpu_seconds,
+                "replaced": outcome.replaced,
             },
         },
+    )
+
+
+def _unavailable(error: SandboxUnavailable, usage: Usage, code: str | None) -> Observation:
+    """The observation, and the trace's record, of a Solve that this machine cannot run."""
+    details: dict = {"sandbox": {"kind": "unavailable", "error": str(error)}}
+    if code is not None:
+        details["code"] = code
+    return Observation(
+        f"solve is unavailable on this machine; nothing was run: {error}",
+        usage=usage,
+        details=details,
     )

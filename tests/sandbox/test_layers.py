@@ -1,0 +1,130 @@
+"""The parts of the sandbox on their own: the seccomp program, the capped reader of the
+child's pipes, the depth-limited parser and the cleaning of text (no sandbox needed)."""
+
+from __future__ import annotations
+
+import os
+import struct
+import threading
+import time
+
+import pytest
+
+from docqa.runtime.unicode_safe import clean, clean_text
+from docqa.sandbox import channel, seccomp
+from docqa.sandbox.isolation import PRELOAD, elf_interpreter
+
+
+def instructions(program: bytes) -> list[tuple[int, int, int, int]]:
+    return [struct.unpack_from("<HBBI", program, at) for at in range(0, len(program), 8)]
+
+
+def test_the_seccomp_program_checks_the_architecture_first_and_ends_in_a_verdict() -> None:
+    program = instructions(seccomp.build_filter("x86_64"))
+    assert program[0] == (seccomp.LD_ABS, 0, 0, seccomp.ARCH)
+    assert program[1][3] == seccomp.AUDIT_ARCH_X86_64
+    assert program[2] == (seccomp.RET, 0, 0, seccomp.SECCOMP_RET_KILL_PROCESS)
+    assert program[-1][0] == seccomp.RET
+    assert len(program) < 4096  # the kernel's limit (BPF_MAXINSNS)
+    # every jump lands inside the program
+    for position, (op, true, false, _) in enumerate(program):
+        if op & 0x07 == 0x05:  # BPF_JMP
+            assert position + 1 + max(true, false) < len(program)
+
+
+def test_no_system_call_is_both_allowed_and_forbidden() -> None:
+    assert not set(seccomp.X86_64) & set(seccomp.FORBIDDEN)
+    assert not set(seccomp.X86_64.values()) & set(seccomp.FORBIDDEN.values())
+    for name in ("clone", "clone3", "fork", "socket", "ptrace", "pidfd_open", "mknodat"):
+        assert name in seccomp.FORBIDDEN
+    for name in ("mkdir", "mkdirat", "chmod", "prctl", "seccomp", "kill", "setuid"):
+        assert name not in seccomp.X86_64  # EPERM
+
+
+def test_another_architecture_is_refused_with_the_fix() -> None:
+    with pytest.raises(seccomp.UnsupportedArchitecture, match="x86_64 only, not for aarch64"):
+        seccomp.build_filter("aarch64")
+
+
+def test_the_elf_interpreter_of_this_python_is_found() -> None:
+    loader = elf_interpreter(os.path.realpath(os.sys.executable))
+    assert loader.startswith("/")
+    assert "ld-linux" in loader
+
+
+def test_the_child_preloads_what_the_minimal_root_was_probed_for() -> None:
+    from pathlib import Path
+
+    text = Path(seccomp.__file__).with_name("child.py").read_text()
+    block = text[text.index("PRELOAD = (") : text.index(")", text.index("PRELOAD = ("))]
+    assert set(PRELOAD) == {line.strip().strip('",') for line in block.splitlines()[1:]}
+
+
+def test_the_reader_keeps_a_cap_from_each_pipe_and_counts_the_rest() -> None:
+    small_read, small_write = os.pipe()
+    big_read, big_write = os.pipe()
+
+    def writer() -> None:
+        os.write(small_write, b"abc")
+        os.close(small_write)
+        for _ in range(50):
+            os.write(big_write, b"x" * 10000)
+        os.close(big_write)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    kept, dropped, late = channel.read_streams(
+        {"small": (small_read, 100), "big": (big_read, 1000)}, time.monotonic() + 30
+    )
+    thread.join()
+    os.close(small_read), os.close(big_read)
+    assert kept == {"small": b"abc", "big": b"x" * 1000}
+    assert dropped == {"small": 0, "big": 499000}
+    assert not late
+
+
+def test_the_reader_stops_at_the_deadline_while_a_pipe_stays_open() -> None:
+    read, write = os.pipe()
+    started = time.monotonic()
+    kept, dropped, late = channel.read_streams({"open": (read, 10)}, started + 0.3)
+    assert late
+    assert kept == {"open": b""}
+    assert time.monotonic() - started < 5
+    os.close(read), os.close(write)
+
+
+@pytest.mark.parametrize(
+    ("text", "cap", "problem"),
+    [
+        ("[" * 100000, 10**6, "nested 100000 levels deep"),
+        ("[" * 33 + "]" * 33, 100, "nested 33 levels deep"),
+        ('"' + "[" * 1000 + '"', 2000, ""),  # brackets in a string are not nesting
+        ("{'a': 1}", 100, "not valid JSON"),
+        ("1" * 5000, 10**4, "not valid JSON"),  # past int's digit limit
+        ("x" * 101, 100, "longer than 100 characters"),
+    ],
+)
+def test_the_parser_checks_depth_and_size_first_and_never_raises(
+    text: str, cap: int, problem: str
+) -> None:
+    value, why = channel.parse_json(text, max_chars=cap)
+    assert (problem in why) if problem else (why == "" and value == "[" * 1000)
+
+
+def test_cleaning_replaces_and_counts_lone_surrogates_and_cuts_deep_values() -> None:
+    assert clean_text("a\ud800b\udfff") == ("a\ufffdb\ufffd", 2)
+    assert clean_text("fine \U0001f600") == ("fine \U0001f600", 0)
+    deep: list = []
+    for _ in range(50):
+        deep = [deep]
+    value, replaced = clean({"k\ud800": [deep, {1, 2}]}, max_depth=10)
+    assert replaced == 1
+    assert list(value) == ["k\ufffd"]
+    inner = value["k\ufffd"]
+    assert inner[1] == "{1, 2}"
+    depth, item = 0, inner[0]
+    while isinstance(item, list):
+        depth, item = depth + 1, item[0]
+    assert item == "<cut: nested too deep>"
+    assert depth < 10
+    assert channel.decode(b"ok\xff\xfe") == ("ok\ufffd\ufffd", 2)
