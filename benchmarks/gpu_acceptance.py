@@ -91,7 +91,7 @@ MODES: dict[str, dict[str, Any]] = {
         max_pixels=DEFAULT_MAX_PIXELS,
         attn="sdpa",
         questions=32,
-        sequential_questions=3,
+        sequential_questions=2,
         concurrency=32,
         max_batch_size=16,
         top_k=4,
@@ -726,7 +726,8 @@ def measure_retriever(
     retriever.build(pages, work / f"{name}-index")
     index_s = time.perf_counter() - started
     searcher = retriever.load(work / f"{name}-index")
-    queries = [q.question for q in inputs.questions][: args.queries + 2]
+    asked = [q.question for q in inputs.questions]
+    queries = [asked[i % len(asked)] for i in range(args.queries + 2)]  # 2 warm-ups first
     for query in queries[:2]:  # warm-up
         searcher.search(query, 4)
     times = []

@@ -1,0 +1,106 @@
+"""benchmarks/gpu_acceptance.py end to end in its CPU mode: the same script and code paths as the
+GPU run (bf16 and nf4 loads, batched generation, the agents through run_inference under the
+scripted policy, ColQwen2 and ColPali indexing and search), at tiny shapes, in a subprocess as
+the GPU machine runs it. A typo anywhere in the script fails here, not on the scarce GPU."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "benchmarks" / "gpu_acceptance.py"
+METHODS = ("text_rag", "mdocagent", "docpilot")
+
+
+def _numbers(value: Any) -> list[float]:
+    """Every number in a JSON value."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, (int, float)):
+        return [float(value)]
+    if isinstance(value, dict):
+        return [n for item in value.values() for n in _numbers(item)]
+    if isinstance(value, list):
+        return [n for item in value for n in _numbers(item)]
+    return []
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    work = tmp_path_factory.mktemp("gpu-acceptance")
+    out = work / "report.json"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "CUDA_VISIBLE_DEVICES": ""}
+    command = [sys.executable, str(SCRIPT), "--device", "cpu", "--prepare"]
+    command += ["--inputs", str(work / "inputs"), "--out", str(out), "--threads", "2"]
+    command += ["--questions", "2", "--sequential-questions", "1"]
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert f"wrote {out}" in run.stdout
+    return json.loads(out.read_text())
+
+
+@pytest.mark.slow
+def test_every_section_ran_and_every_number_is_finite(report: dict[str, Any]) -> None:
+    assert report["mode"] == "cpu" and report["skipped"] == []
+    assert report["targets_apply"] is False  # the targets are set for the 7B shape on a GPU
+    for section in ("build_model", "load_bf16", "vlm_bf16", "load_nf4", "vlm_nf4"):
+        assert report["seconds"][section] >= 0
+    assert all(math.isfinite(n) for n in _numbers(report))
+    env = report["environment"]
+    assert env["torch"] and env["transformers"] and env["bitsandbytes"] and env["gpu"] is None
+
+
+@pytest.mark.slow
+def test_vlm_throughput_in_both_precisions(report: dict[str, Any]) -> None:
+    vlm = report["vlm_throughput"]
+    assert vlm["model"]["shape"] == "tiny" and vlm["model"]["parameters"] > 0
+    for precision in ("bf16", "nf4"):
+        rows = vlm["results"][precision]
+        assert [(r["pages"], r["batch_size"]) for r in rows] == [(1, 1), (1, 2), (2, 1), (2, 2)]
+        for row in rows:
+            assert row["prefill_tokens_per_s"] > 0 and row["decode_tokens_per_s"] > 0
+            assert row["peak_memory_mb"] > 0 and row["image_tokens_mean"] > 0
+
+
+@pytest.mark.slow
+def test_each_agent_went_as_scripted_through_the_real_model(report: dict[str, Any]) -> None:
+    agentic = report["agentic"]
+    assert agentic["tokenizer"]["chars_per_token_on_page_texts"] > 1
+    for method in METHODS:
+        result = agentic["methods"][method]
+        for run, questions in (("sequential", 1), ("concurrent", 2)):
+            row = result[run]
+            assert row["questions"] == questions, (method, run, row)
+            assert row["as_scripted"] == questions and row["errors"] == [], (method, run, row)
+            assert row["questions_per_hour"] > 0 and row["prompt_tokens_per_call"] > 0
+            assert row["new_tokens_per_call"] >= 1
+        assert result["sequential"]["largest_batch"] == 1
+        assert result["concurrent"]["model_calls"] == 2 * result["sequential"]["model_calls"]
+        assert result["speedup"] > 0
+    calls = {m: agentic["methods"][m]["sequential"]["calls_per_question"] for m in METHODS}
+    assert calls == {"text_rag": 1, "mdocagent": 5, "docpilot": 13}
+    # the agents that read pages send their images to the model
+    assert agentic["methods"]["mdocagent"]["sequential"]["image_tokens_per_call"] > 0
+    assert agentic["methods"]["docpilot"]["sequential"]["image_tokens_per_call"] > 0
+    # both ratios are checked against the target (not met on a CPU, and not binding there)
+    assert set(report["targets"]) == {
+        "mdocagent_questions_per_hour_concurrent_over_sequential",
+        "docpilot_questions_per_hour_concurrent_over_sequential",
+    }
+
+
+@pytest.mark.slow
+def test_page_image_retrievers_index_and_answer_queries(report: dict[str, Any]) -> None:
+    for name in ("colqwen2", "colpali"):
+        result = report["retrieval"][name]
+        assert result["shape"] == "tiny" and result["pages"] == 4
+        assert result["pages_per_s"] > 0 and result["vectors_per_page"] > 0
+        assert result["queries"] == 3 and result["query_ms_median"] > 0
