@@ -592,7 +592,8 @@ def _bpe(corpus: list[str], vocab: int, specials: list[str], **named: str) -> An
     return PreTrainedTokenizerFast(tokenizer_object=bpe, **named)
 
 
-def build_colqwen2(folder: Path, shape: str, device: str, dtype: str, corpus: list[str]) -> int:
+def colqwen2_parts(shape: str, corpus: list[str]) -> tuple[Any, Any, Any]:
+    """(model class, config, processor) of a ColQwen2 of ``shape``."""
     from transformers import (
         ColQwen2Config,
         ColQwen2ForRetrieval,
@@ -632,13 +633,16 @@ def build_colqwen2(folder: Path, shape: str, device: str, dtype: str, corpus: li
         vision_end_token_id=ids["<|vision_end|>"],
     )
     config = ColQwen2Config(vlm_config=vlm, embedding_dim=EMBEDDING_DIM[shape])
-    parameters = _save_random(ColQwen2ForRetrieval, config, folder, device, dtype)
     images = Qwen2VLImageProcessor(min_pixels=56 * 56, max_pixels=spec["max_pixels"])
-    ColQwen2Processor(image_processor=images, tokenizer=tokenizer).save_pretrained(folder)
-    return parameters
+    return (
+        ColQwen2ForRetrieval,
+        config,
+        ColQwen2Processor(image_processor=images, tokenizer=tokenizer),
+    )
 
 
-def build_colpali(folder: Path, shape: str, device: str, dtype: str, corpus: list[str]) -> int:
+def colpali_parts(shape: str, corpus: list[str]) -> tuple[Any, Any, Any]:
+    """(model class, config, processor) of a ColPali of ``shape``."""
     from transformers import (
         ColPaliConfig,
         ColPaliForRetrieval,
@@ -672,25 +676,33 @@ def build_colpali(folder: Path, shape: str, device: str, dtype: str, corpus: lis
         image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
     )
     config = ColPaliConfig(vlm_config=vlm, embedding_dim=EMBEDDING_DIM[shape])
-    parameters = _save_random(ColPaliForRetrieval, config, folder, device, dtype)
     images = SiglipImageProcessor(size={"height": size, "width": size})
     images.image_seq_length = (size // 14) ** 2
-    ColPaliProcessor(image_processor=images, tokenizer=tokenizer).save_pretrained(folder)
-    return parameters
+    return (
+        ColPaliForRetrieval,
+        config,
+        ColPaliProcessor(image_processor=images, tokenizer=tokenizer),
+    )
 
 
-def _save_random(model_class: Any, config: Any, folder: Path, device: str, dtype: str) -> int:
+RETRIEVER_PARTS = {"colqwen2": colqwen2_parts, "colpali": colpali_parts}
+
+
+def build_retriever_model(
+    name: str, folder: Path, shape: str, device: str, dtype: str, corpus: list[str]
+) -> int:
+    """Save a random ``name`` encoder of ``shape`` (weights drawn on ``device`` in ``dtype``)
+    with its processor to ``folder``; returns its parameter count."""
+    model_class, config, processor = RETRIEVER_PARTS[name](shape, corpus)
     torch.manual_seed(0)
     with torch.device(device):
         model = model_class._from_config(config, dtype=getattr(torch, dtype))
     parameters = sum(p.numel() for p in model.parameters())
     model.save_pretrained(folder)
+    processor.save_pretrained(folder)
     del model
     _free(device)
     return parameters
-
-
-RETRIEVER_BUILDERS = {"colqwen2": build_colqwen2, "colpali": build_colpali}
 
 
 def measure_retriever(
@@ -701,8 +713,8 @@ def measure_retriever(
 
     folder = work / f"{name}-model"
     started = time.perf_counter()
-    parameters = RETRIEVER_BUILDERS[name](
-        folder, args.retriever_shape, args.device, args.retrieval_dtype, corpus
+    parameters = build_retriever_model(
+        name, folder, args.retriever_shape, args.device, args.retrieval_dtype, corpus
     )
     build_s = time.perf_counter() - started
     pages = [

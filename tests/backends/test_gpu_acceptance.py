@@ -104,3 +104,39 @@ def test_page_image_retrievers_index_and_answer_queries(report: dict[str, Any]) 
         assert result["shape"] == "tiny" and result["pages"] == 4
         assert result["pages_per_s"] > 0 and result["vectors_per_page"] > 0
         assert result["queries"] == 3 and result["query_ms_median"] > 0
+
+
+def _script() -> Any:
+    """benchmarks/gpu_acceptance.py as a module (its folder on the path, as when it runs)."""
+    import importlib
+
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        return importlib.import_module("gpu_acceptance")
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+
+
+@pytest.mark.parametrize(
+    ("name", "billions", "image_tokens"),
+    [("colqwen2", 2.209, (600, 768)), ("colpali", 2.94, (1024, 1024))],
+)
+def test_the_real_retriever_shapes_match_the_published_models(
+    name: str, billions: float, image_tokens: tuple[int, int], tmp_path: Path
+) -> None:
+    """The GPU run's ColQwen2 (Qwen2-VL-2B) and ColPali (PaliGemma-3B-448), built on the meta
+    device: their parameter counts, and the image tokens of a 16:9 slide."""
+    import torch
+    from PIL import Image
+
+    script = _script()
+    model_class, config, processor = script.RETRIEVER_PARTS[name]("real", ["revenue by region"])
+    with torch.device("meta"):
+        model = model_class._from_config(config, dtype=torch.bfloat16)
+    assert round(sum(p.numel() for p in model.parameters()) / 1e9, 2) == round(billions, 2)
+    Image.new("RGB", (2000, 1125), "white").save(tmp_path / "slide.png")
+    with Image.open(tmp_path / "slide.png") as image:
+        inputs = processor(images=[image.convert("RGB")], return_tensors="pt")
+    image_token = config.vlm_config.image_token_id
+    count = int((inputs["input_ids"] == image_token).sum())
+    assert image_tokens[0] <= count <= image_tokens[1]
