@@ -94,7 +94,10 @@ MODES: dict[str, dict[str, Any]] = {
         sequential_questions=2,
         concurrency=32,
         max_batch_size=16,
-        top_k=4,
+        top_k=4,  # text_rag_top4
+        # mdocagent_top1: each question sends 3 x top_k page images, and the vision encoder's
+        # windowed attention runs window by window under SDPA (no flash-attn there)
+        mdocagent_top_k=1,
         retrieval_pages=24,
         queries=12,
         retrieval_dtype="bfloat16",
@@ -120,6 +123,7 @@ MODES: dict[str, dict[str, Any]] = {
         concurrency=4,
         max_batch_size=4,
         top_k=2,
+        mdocagent_top_k=2,
         retrieval_pages=4,
         queries=3,
         retrieval_dtype="float32",
@@ -357,7 +361,7 @@ METHOD_CONFIGS: dict[str, Callable[[argparse.Namespace, Path], dict[str, Any]]] 
         "type": "mdocagent",
         "text_retriever": "bm25",
         "image_retriever": "bm25",
-        "top_k": args.top_k,
+        "top_k": args.mdocagent_top_k,
     },
     "docpilot": lambda args, work: {
         "type": "docpilot",
@@ -891,7 +895,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--sequential-questions", type=int)
     parser.add_argument("--concurrency", type=int)
     parser.add_argument("--max-batch-size", type=int)
-    parser.add_argument("--top-k", type=int)
+    parser.add_argument("--top-k", type=int, help="text_rag's pages")
+    parser.add_argument("--mdocagent-top-k", type=int, help="mdocagent's pages of each kind")
     parser.add_argument("--reply-token-cap", type=int, help="most tokens decoded per call")
     parser.add_argument("--retrieval-pages", type=int)
     parser.add_argument("--queries", type=int)
@@ -1065,7 +1070,8 @@ def _agents(
         "as many tokens as the scripted reply has in the model's tokenizer",
         "tokenizer": _tokenizer_note(backend, inputs),
         "settings": {
-            "top_k": args.top_k,
+            "text_rag_top_k": args.top_k,
+            "mdocagent_top_k": args.mdocagent_top_k,
             "max_pixels": args.max_pixels,
             "reply_token_cap": args.reply_token_cap,
             "sequential": {"concurrency": 1, "max_batch_size": 1},

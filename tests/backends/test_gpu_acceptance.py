@@ -140,3 +140,19 @@ def test_the_real_retriever_shapes_match_the_published_models(
     image_token = config.vlm_config.image_token_id
     count = int((inputs["input_ids"] == image_token).sum())
     assert image_tokens[0] <= count <= image_tokens[1]
+
+
+def test_both_modes_set_every_setting_the_run_reads() -> None:
+    """The GPU run's settings come from MODES["gpu"]: each one is an option, none is left
+    unset, and the CPU mode sets the same ones."""
+    script = _script()
+    assert set(script.MODES["gpu"]) == set(script.MODES["cpu"])
+    gpu = script.parse_args(["--device", "cuda"])
+    assert gpu.mode == "gpu" and gpu.shape == "7b" and gpu.retriever_shape == "real"
+    assert gpu.precisions == ["bf16", "nf4"] and gpu.batch_sizes == [1, 4, 16]
+    assert gpu.pages == [1, 3] and gpu.concurrency == 32 and gpu.max_batch_size == 16
+    options = vars(script.parse_args(["--device", "cpu", "--questions", "7"]))
+    assert options["questions"] == 7 and options["shape"] == "tiny"
+    for key in script.MODES["gpu"]:
+        assert key in options, key
+        assert options[key] is not None or key == "reply_token_cap", key  # None: no cap
