@@ -51,6 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections import Counter
 from dataclasses import dataclass
 from importlib import metadata
@@ -832,7 +833,9 @@ def _free(device: str) -> None:
 
 class Sections:
     """Times each section, skips those that start after the budget, writes the report after
-    each one."""
+    each one. A section that raises is recorded under ``failed`` (its error and the end of its
+    traceback) and the run goes on with the next: one broken section must not cost the GPU run
+    the others. The script then exits with status 1."""
 
     def __init__(self, report: dict[str, Any], out: Path, budget_s: float) -> None:
         self.report = report
@@ -841,6 +844,7 @@ class Sections:
         self.started = time.perf_counter()
         report["seconds"] = {}
         report["skipped"] = []
+        report["failed"] = {}
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
@@ -853,11 +857,19 @@ class Sections:
             return False
         print(f"[{self.elapsed():.0f} s] {name}", flush=True)
         started = time.perf_counter()
-        work()
+        try:
+            work()
+        except Exception as error:
+            traceback.print_exc()
+            lines = traceback.format_exc().strip().splitlines()
+            self.report["failed"][name] = {
+                "error": f"{type(error).__name__}: {error}"[:2000],
+                "traceback": lines[-12:],
+            }
         self.report["seconds"][name] = round(time.perf_counter() - started, 1)
         self.report["seconds"]["total"] = round(self.elapsed(), 1)
         self.write()
-        return True
+        return name not in self.report["failed"]
 
     def write(self) -> None:
         self.report["targets"] = targets(self.report)
@@ -948,6 +960,8 @@ def main(argv: list[str] | None = None) -> Path | None:
     sections.write()
     print_table(report)
     print(f"wrote {out}")
+    if report["failed"]:
+        raise SystemExit(f"sections failed: {', '.join(report['failed'])} (see {out})")
     return out
 
 

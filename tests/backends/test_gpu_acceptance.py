@@ -33,15 +33,32 @@ def _numbers(value: Any) -> list[float]:
     return []
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    work = tmp_path_factory.mktemp("gpu-acceptance")
-    out = work / "report.json"
+def _run_script(*options: str) -> subprocess.CompletedProcess[str]:
+    """The script in CPU mode, as the GPU machine runs it: a fresh interpreter, src on the path."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "CUDA_VISIBLE_DEVICES": ""}
-    command = [sys.executable, str(SCRIPT), "--device", "cpu", "--prepare"]
-    command += ["--inputs", str(work / "inputs"), "--out", str(out), "--threads", "2"]
-    command += ["--questions", "2", "--sequential-questions", "1"]
-    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    command = [sys.executable, str(SCRIPT), "--device", "cpu", "--threads", "2", *options]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("gpu-acceptance")
+
+
+@pytest.fixture(scope="module")
+def report(work: Path) -> dict[str, Any]:
+    out = work / "report.json"
+    run = _run_script(
+        "--prepare",
+        "--inputs",
+        str(work / "inputs"),
+        "--out",
+        str(out),
+        "--questions",
+        "2",
+        "--sequential-questions",
+        "1",
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert f"wrote {out}" in run.stdout
     return json.loads(out.read_text())
@@ -49,7 +66,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 @pytest.mark.slow
 def test_every_section_ran_and_every_number_is_finite(report: dict[str, Any]) -> None:
-    assert report["mode"] == "cpu" and report["skipped"] == []
+    assert report["mode"] == "cpu" and report["skipped"] == [] and report["failed"] == {}
     assert report["targets_apply"] is False  # the targets are set for the 7B shape on a GPU
     for section in ("build_model", "load_bf16", "vlm_bf16", "load_nf4", "vlm_nf4"):
         assert report["seconds"][section] >= 0
@@ -104,6 +121,22 @@ def test_page_image_retrievers_index_and_answer_queries(report: dict[str, Any]) 
         assert result["shape"] == "tiny" and result["pages"] == 4
         assert result["pages_per_s"] > 0 and result["vectors_per_page"] > 0
         assert result["queries"] == 3 and result["query_ms_median"] > 0
+
+
+@pytest.mark.slow
+def test_a_failing_section_is_recorded_and_the_others_still_run(
+    report: dict[str, Any], work: Path
+) -> None:
+    out = work / "failing.json"
+    run = _run_script(
+        *("--inputs", str(work / "inputs"), "--out", str(out), "--sections", "retrieval"),
+        *("--retrievers", "colbert", "colpali", "--retrieval-pages", "2", "--queries", "1"),
+    )
+    assert run.returncode == 1 and "sections failed: retrieval_colbert" in run.stderr
+    failing = json.loads(out.read_text())
+    assert "KeyError: 'colbert'" in failing["failed"]["retrieval_colbert"]["error"]
+    assert failing["retrieval"]["colpali"]["pages"] == 2
+    assert "vlm_throughput" not in failing and "agentic" not in failing
 
 
 def _script() -> Any:
