@@ -60,6 +60,7 @@ from typing import Any, Callable
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("TQDM_DISABLE", "1")  # progress bars would crowd the device's output tail
 
 import torch  # noqa: E402
 import vlm_throughput  # noqa: E402  (benchmarks/ is this script's folder)
