@@ -319,9 +319,6 @@ def tokenizer_corpus(inputs: Inputs) -> list[str]:
     return corpus * 3
 
 
-# --------------------------------------------------------------------------- section 1
-
-
 # --------------------------------------------------------------------------- section 2
 
 POLICY_BACKEND = "gpu-acceptance-policy"
@@ -392,6 +389,21 @@ def _step_name(step: dict[str, Any]) -> str:
     return str(step.get("action") or step.get("agent") or step.get("step"))
 
 
+def went_as_scripted(row: dict[str, Any], expected: list[str]) -> bool:
+    """A prediction whose trace is the scripted trajectory with nothing refused or replaced:
+    no error, no fallback in any step or in the usage, no DocPilot failure, every sandbox run
+    ok."""
+    trace = row.get("trace", [])
+    return (
+        not row.get("error")
+        and [_step_name(step) for step in trace] == expected
+        and not row.get("usage", {}).get("fallbacks")
+        and not any(step.get("fallbacks") for step in trace)
+        and not any(any(step.get("failures", {}).values()) for step in trace)
+        and all(step["sandbox"].get("kind") == "ok" for step in trace if "sandbox" in step)
+    )
+
+
 def run_method(
     method: str,
     inputs: Inputs,
@@ -442,13 +454,7 @@ def run_method(
         " > ".join(_step_name(step) for step in row.get("trace", [])) for row in predictions
     )
     expected = EXPECTED_TRAJECTORIES[method]
-    as_scripted = sum(
-        1
-        for row in predictions
-        if not row.get("error")
-        and [_step_name(step) for step in row.get("trace", [])] == expected
-        and not row.get("usage", {}).get("fallbacks")
-    )
+    as_scripted = sum(went_as_scripted(row, expected) for row in predictions)
     requests = sum(call.batch_size for call in calls)
     return {
         "questions": len(predictions),

@@ -189,3 +189,34 @@ def test_both_modes_set_every_setting_the_run_reads() -> None:
     for key in script.MODES["gpu"]:
         assert key in options, key
         assert options[key] is not None or key == "reply_token_cap", key  # None: no cap
+
+
+def test_a_question_counts_as_scripted_only_when_nothing_was_refused_or_replaced() -> None:
+    script = _script()
+    expected = ["navigate", "solve", "summary"]
+    clean = {
+        "trace": [
+            {"action": "navigate", "fallbacks": []},
+            {"action": "solve", "fallbacks": [], "sandbox": {"kind": "ok"}},
+            {"step": "summary", "failures": {"bad_reply": 0}},
+        ],
+        "usage": {"fallbacks": 0},
+    }
+    assert script.went_as_scripted(clean, expected)
+    assert not script.went_as_scripted(clean, ["navigate", "summary"])
+    broken = [
+        {**clean, "error": "RuntimeError: backend"},
+        {**clean, "usage": {"fallbacks": 1}},
+        {
+            **clean,
+            "trace": [{**clean["trace"][0], "fallbacks": ["bad_reply"]}, *clean["trace"][1:]],
+        },
+        {**clean, "trace": [*clean["trace"][:2], {"step": "summary", "failures": {"x": 1}}]},
+        {
+            **clean,
+            "trace": [clean["trace"][0], {"action": "solve", "sandbox": {"kind": "timeout"}}]
+            + clean["trace"][2:],
+        },
+    ]
+    for row in broken:
+        assert not script.went_as_scripted(row, expected), row
