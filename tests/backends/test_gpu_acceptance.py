@@ -139,13 +139,13 @@ def test_a_failing_section_is_recorded_and_the_others_still_run(
     assert "vlm_throughput" not in failing and "agentic" not in failing
 
 
-def _script() -> Any:
-    """benchmarks/gpu_acceptance.py as a module (its folder on the path, as when it runs)."""
+def _script(name: str = "gpu_acceptance") -> Any:
+    """A module of benchmarks/ (its folder on the path, as when the script runs)."""
     import importlib
 
     sys.path.insert(0, str(SCRIPT.parent))
     try:
-        return importlib.import_module("gpu_acceptance")
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(SCRIPT.parent))
 
@@ -162,8 +162,8 @@ def test_the_real_retriever_shapes_match_the_published_models(
     import torch
     from PIL import Image
 
-    script = _script()
-    model_class, config, processor = script.RETRIEVER_PARTS[name]("real", ["revenue by region"])
+    retrievers = _script("random_retrievers")
+    model_class, config, processor = retrievers.RETRIEVER_PARTS[name]("real", ["revenue by region"])
     with torch.device("meta"):
         model = model_class._from_config(config, dtype=torch.bfloat16)
     assert round(sum(p.numel() for p in model.parameters()) / 1e9, 2) == round(billions, 2)
