@@ -151,9 +151,17 @@ WORDS = [
 ]
 
 
-def build_model(folder: Path, shape: str, device: str) -> int:
+def build_model(
+    folder: Path,
+    shape: str,
+    device: str,
+    corpus: list[str] | None = None,
+    tokenizer_vocab: int = 600,
+) -> int:
     """Write a random Qwen2.5-VL of ``shape`` (bf16 weights) with its processor to ``folder``;
-    returns the parameter count. The weights are drawn on ``device``."""
+    returns the parameter count. The weights are drawn on ``device``. The byte-level BPE
+    tokenizer is trained here on ``WORDS`` and ``corpus`` (texts whose token counts should be
+    realistic, e.g. a method's prompts), with at most ``tokenizer_vocab`` tokens."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import (
         AutoModelForImageTextToText,
@@ -168,12 +176,12 @@ def build_model(folder: Path, shape: str, device: str) -> int:
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     bpe.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=600,
+        vocab_size=min(tokenizer_vocab, SHAPES[shape]["text"]["vocab_size"]),
         special_tokens=SPECIALS,
         show_progress=False,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
-    bpe.train_from_iterator([" ".join(WORDS)] * 50, trainer)
+    bpe.train_from_iterator([" ".join(WORDS)] * 50 + list(corpus or []), trainer)
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=bpe,
         eos_token="<|im_end|>",

@@ -18,7 +18,8 @@ T = TypeVar("T")
 class Registry(Generic[T]):
     """A named table of implementations, filled by ``@registry.register("name")``.
 
-    ``modules`` maps each name to the module whose import registers it.
+    ``modules`` maps each of docqa's own names to the module whose import registers it; code
+    outside docqa may still register a name of its own at run time.
     """
 
     def __init__(self, kind: str, modules: Mapping[str, str]) -> None:
@@ -30,11 +31,6 @@ class Registry(Generic[T]):
         def add(item: T) -> T:
             if name in self._items:
                 raise ValueError(f"{self.kind} {name!r} is registered twice")
-            if name not in self.modules:
-                raise ValueError(
-                    f"{self.kind} {name!r} is registered but not declared: add it to the "
-                    f"{self.kind} registry's module map"
-                )
             self._items[name] = item
             return item
 
@@ -50,8 +46,9 @@ class Registry(Generic[T]):
             raise KeyError(f"unknown {self.kind} {name!r}; known: {known}") from None
 
     def names(self) -> list[str]:
-        """Every declared name, imported or not."""
-        return sorted(self.modules)
+        """Every declared name, imported or not, and any registered at run time (a plugin, a
+        benchmark's own backend) without a declaration."""
+        return sorted(set(self.modules) | set(self._items))
 
     def load_all(self) -> None:
         """Import every declared module (for listings and checks that need them all)."""
