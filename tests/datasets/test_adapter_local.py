@@ -38,8 +38,8 @@ def test_csv_rows_with_and_without_answers_and_bad_rows(folder: Path, tmp_path: 
     (folder / "notes.txt").write_text("not a document\n")
     (folder / "questions.csv").write_text(
         "id,question,document,answer,evidence_pages,reviewer\n"
-        "q1,When was The Crazy Ones written?,crazyones.pdf,\"October 14, 1998\",1,ann\n"
-        "q2,What city was under siege?,vicksburg,Vicksburg,\"2,3\",\n"
+        'q1,When was The Crazy Ones written?,crazyones.pdf,"October 14, 1998",1,ann\n'
+        'q2,What city was under siege?,vicksburg,Vicksburg,"2,3",\n'
         "q3,What is on the last page?,vicksburg.pdf,,,bob\n"
         ",What is missing?,missing.pdf,x,,\n"
         "q5,Read the notes,notes.txt,x,,\n"

@@ -251,15 +251,6 @@ def prepare(out_dir: Path, options: dict[str, Any]) -> None:
     )
 
 
-def input_files(options: dict[str, Any]) -> list[str]:
-    """The files a local dataset is made of, for the data rule's inputs: editing the question
-    file or a document reruns it. Empty when the folder is not there (the job says why)."""
-    root = Path(str(options.get("root", "")))
-    if not options.get("root") or not root.is_dir():
-        return []
-    return sorted(str(path) for path in root.rglob("*") if path.is_file())
-
-
 def _question(row: _Row, documents: _Documents, page_base: int) -> tuple[Question, Source]:
     values = row.values
     if "_error" in values:
