@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 REAL = Path(__file__).resolve().parent / "data" / "real_pdfs"
 QUESTIONS = """\
 id,question,document,answer,evidence_pages,kind
-crazy-date,What date is given under the title The Crazy Ones?,crazyones.pdf,"October 14, 1998",1,date
+crazy-date,What date is under the title The Crazy Ones?,crazyones.pdf,"October 14, 1998",1,date
 siege-city,Which city is under siege?,vicksburg.pdf,Vicksburg,1,text
 no-gold,What regiment offers to do patchwork?,vicksburg.pdf,,5,text
 no-gold-no-pages,Who is coming with fifty thousand men?,vicksburg.pdf,,,text
