@@ -17,6 +17,7 @@ Prints the times and writes ``benchmarks/results/ask_latency.json``.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -40,7 +41,17 @@ QUESTIONS = (
 def ask(work: Path, pdf: Path, question: str, method: str) -> dict:
     started = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "docqa.cli", "ask", str(pdf), question, "--method", method, "--json"],
+        [
+            sys.executable,
+            "-m",
+            "docqa.cli",
+            "ask",
+            str(pdf),
+            question,
+            "--method",
+            method,
+            "--json",
+        ],
         cwd=work,
         capture_output=True,
         text=True,
@@ -83,6 +94,7 @@ def main() -> None:
     report = {
         "command": " ".join(sys.argv),
         "pdf": str(args.pdf),
+        "sha256": hashlib.sha256(pdf.read_bytes()).hexdigest(),
         "pages": pages,
         "method": args.method,
         "machine": {

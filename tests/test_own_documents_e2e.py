@@ -58,7 +58,9 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_folder_runs_to_a_report_and_scores_what_it_can(finished_run: Path) -> None:
     work = finished_run
-    assert "| mine " in (work / "results/tables/results.md").read_text()
+    table = (work / "results/tables/results.md").read_text()
+    assert "| mine " in table
+    assert "2 of 4 question(s) have no gold answer" in table
     failures = [json.loads(line) for line in (work / "results/data/mine/failures.jsonl").open()]
     assert len(failures) == 1 and failures[0]["path"].endswith("questions.csv line 6")
     assert "annual-report.pdf" in failures[0]["error"] and failures[0]["fix"]
@@ -83,6 +85,7 @@ def test_the_folder_runs_to_a_report_and_scores_what_it_can(finished_run: Path) 
     index = (work / "results/traces/mine/text_rag_top1/gemma3-270m/index.html").read_text()
     assert "What regiment offers to do patchwork?" in index
     assert "Who is coming with fifty thousand men?" in index
+    assert index.count("<td>(none)</td>") == 2  # their gold column
 
 
 def ask(work: Path, *args: str) -> subprocess.CompletedProcess[str]:

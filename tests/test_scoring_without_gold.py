@@ -8,7 +8,8 @@ from pathlib import Path
 
 from test_scoring import META, p, q, write
 
-from docqa.stages.score import score_run
+from docqa.report.tables import results_table, to_markdown
+from docqa.stages.score import score_run, write_scores
 
 QUESTIONS = [
     q("a", "17", "Int", [0], "chart", []),
@@ -47,3 +48,14 @@ def test_a_run_without_any_gold_answer_has_no_answer_scores(tmp_path: Path) -> N
     assert scores["summary"]["overall"] is None and scores["summary"]["num"] is None
     assert scores["summary"]["skipped"]["answer"] == 1
     assert scores["summary"]["page_recall"] == 100.0
+
+
+def test_the_results_table_says_how_many_questions_had_no_gold(tmp_path: Path) -> None:
+    scores = score_run(*write(tmp_path, QUESTIONS, PREDICTIONS), "slideagent", {}, META)
+    write_scores(scores, tmp_path / "scores.json")
+    text = to_markdown(results_table([tmp_path / "scores.json"], []))
+    notes = text.split("How answers were scored:\n\n")[1].splitlines()
+    assert notes == [
+        "- tiny / vanilla / m: 2 of 4 question(s) have no gold answer: answered (see the "
+        "traces), left out of the answer scores"
+    ]
