@@ -139,3 +139,11 @@ def test_ask_refuses_broken_files_in_one_line(finished_run: Path, tmp_path: Path
     assert refused.returncode == 1
     assert "neither a PDF nor an image" in json.loads(refused.stdout)["error"]
     assert not any((work / "results/ask").glob("*/data/source/report.pdf"))
+
+
+def test_editing_the_question_file_reruns_the_dataset(finished_run: Path) -> None:
+    questions = finished_run.parent / "mine" / "questions.csv"
+    os.utime(questions)  # as if edited: the data rule takes the folder's files as inputs
+    result = snakemake(finished_run, "-n")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "prepare_dataset" in result.stdout and "render_pages" in result.stdout
