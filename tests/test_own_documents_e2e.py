@@ -143,7 +143,10 @@ def test_ask_refuses_broken_files_in_one_line(finished_run: Path, tmp_path: Path
 
 def test_editing_the_question_file_reruns_the_dataset(finished_run: Path) -> None:
     questions = finished_run.parent / "mine" / "questions.csv"
-    os.utime(questions)  # as if edited: the data rule takes the folder's files as inputs
+    # the data rule takes the folder's files as inputs (Snakemake compares small files' content,
+    # so the edit must change it; touching is not enough)
+    with questions.open("a") as handle:
+        handle.write("page-49,What page number is printed on page 1?,vicksburg.pdf,49,1,text\n")
     result = snakemake(finished_run, "-n")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "prepare_dataset" in result.stdout and "render_pages" in result.stdout

@@ -172,7 +172,7 @@ def ask(path: Path, question: str, config: dict[str, Any], method: str, model: s
         source.path = copy / path.name
         placed = place_document(doc_id, source, cache / "data" / "docs", None)
         write_jsonl(documents, [placed.to_dict()])
-    log.info("document %s: prepared under %s", path, cache)
+    log.info("document %s: cached under %s", path, cache)
     answered = Answered(str(path), doc_id, question, cache=str(cache))
 
     method_config = config["methods"][method]
