@@ -1,6 +1,7 @@
 # The data stage. A dataset with a `source:` in the config (config/datasets.yaml) is first
 # downloaded into results/downloads/<key>/ with a checksum manifest (rule download_dataset),
-# then converted into docqa's data model (rule prepare_dataset); synthslides is generated.
+# then converted into docqa's data model (rule prepare_dataset); synthslides is generated; a
+# local dataset (adapter local) is read from the folder its option root names.
 # Only manifest.json is the download's declared output: Snakemake never deletes the downloaded
 # files before a rerun, so an interrupted download resumes and a complete one is not repeated.
 import re
@@ -10,6 +11,7 @@ from docqa.runtime.workflow import (
     download_keys,
     download_manifests,
     download_spec,
+    local_inputs,
     prepare_params,
 )
 
@@ -34,6 +36,8 @@ rule prepare_dataset:
     """Convert a download (or generate a dataset) into docqa's data model."""
     input:
         lambda wildcards: download_manifests(config["datasets"], wildcards.dataset),
+        # a local dataset's question file and documents (docqa.datasets.local)
+        lambda wildcards: local_inputs(config["datasets"], wildcards.dataset),
     output:
         questions="results/data/{dataset}/questions.jsonl",
         documents="results/data/{dataset}/documents.jsonl",

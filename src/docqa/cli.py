@@ -14,6 +14,7 @@ import sys
 
 #: modules that register a ``docqa`` subcommand; add yours here
 COMMAND_MODULES = (
+    "docqa.ask",
     "docqa.datasets.cli",
     "docqa.report.traces_cli",
     "docqa.serving.cli",

@@ -18,7 +18,7 @@ class Question(Record):
     ``tags`` holds dataset-specific labels such as ``kind`` (question kind), ``evidence_sources``
     or ``reasoning_type``; values are strings or lists of strings. ``original`` keeps the
     benchmark's own row as read (JSON values; embedded images left out), so nothing the adapter
-    did not convert is lost.
+    did not convert is lost. An empty ``answer`` means no gold answer (see ``has_gold``).
     """
 
     question_id: str
@@ -36,6 +36,12 @@ class Question(Record):
                 f"question {self.question_id}: answer_format {self.answer_format!r} "
                 f"is not one of {ANSWER_FORMATS}"
             )
+
+    @property
+    def has_gold(self) -> bool:
+        """Whether the question has a gold answer; a question of your own documents may not
+        (``answer`` empty): it is answered but left out of the answer metrics."""
+        return self.answer not in ("", [])
 
     @property
     def answerable(self) -> bool:

@@ -30,5 +30,6 @@ DATASETS: Registry[PrepareDataset] = Registry(
         "docbench": "docqa.datasets.docbench",
         "finragbench_v": "docqa.datasets.finragbench_v",
         "madqa": "docqa.datasets.madqa",
+        "local": "docqa.datasets.local",
     },
 )

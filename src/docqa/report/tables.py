@@ -173,6 +173,23 @@ def results_table(
 
 
 def _scoring_note(scores: Scores) -> str:
+    """How a run was scored, where that needs saying: its model step, questions left out."""
+    return "\n".join(note for note in (_model_step_note(scores), _skipped_note(scores)) if note)
+
+
+def _skipped_note(scores: Scores) -> str:
+    """Questions without a gold answer (your own documents): answered, not scored."""
+    without = int((scores.summary.get("skipped") or {}).get("answer", 0))
+    if not without:
+        return ""
+    return (
+        f"- {scores.dataset} / {scores.label}: {without} of {scores.summary['questions']} "
+        "question(s) have no gold answer: answered (see the traces), left out of the answer "
+        "scores"
+    )
+
+
+def _model_step_note(scores: Scores) -> str:
     """How a run's answers were extracted or judged, when a model step scored it."""
     scorer = scores.summary.get("scorer") or {}
     run = f"{scores.dataset} / {scores.label}"

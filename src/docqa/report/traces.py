@@ -117,7 +117,7 @@ def _facts(prediction: Prediction, question: Question) -> str:
     evidence = ", ".join(str(p + 1) for p in question.evidence_pages) or "none"
     rows = [
         ("document", question.doc_id),
-        ("gold answer", f"{gold} ({question.answer_format})"),
+        ("gold answer", f"{gold} ({question.answer_format})" if question.has_gold else "none"),
         ("evidence pages", evidence),
         ("predicted answer", prediction.answer or "(empty)"),
         ("cost", usage_line(prediction.usage.to_dict())),

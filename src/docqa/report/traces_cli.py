@@ -136,6 +136,7 @@ def _index(source: Path, rows: list[tuple[str, Prediction, Question]]) -> str:
     lines = []
     for name, prediction, question in rows:
         gold = question.answer if isinstance(question.answer, str) else ", ".join(question.answer)
+        gold = gold if question.has_gold else "(none)"
         lines.append(
             f'<tr><td><a href="{escape(name)}">{escape(question.question_id)}</a>: '
             f"{escape(question.question)}</td><td>{escape(prediction.answer)}</td>"

@@ -8,6 +8,7 @@ Rule scripts under ``rules/scripts/`` import the stage modules themselves, in th
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from docqa.datasets.catalogue import (
@@ -54,6 +55,17 @@ def fused_entries(retrievers: dict[str, dict[str, Any]], name: str) -> dict[str,
     return {fused: retrievers[fused] for fused in component_names(retrievers, name)}
 
 
+def local_inputs(datasets: dict[str, Any], name: str) -> list[str]:
+    """The files of a ``local`` dataset (its question file and documents, under option
+    ``root``), as the data rule's inputs: editing one of them reruns the dataset's jobs.
+    Nothing for other adapters, or when the folder is missing (the data job then says so)."""
+    entry = datasets[name]
+    root = entry.get("options", {}).get("root")
+    if entry["adapter"] != "local" or not root or not Path(root).is_dir():
+        return []
+    return sorted(str(path) for path in Path(root).rglob("*") if path.is_file())
+
+
 def wants_gpu(entry: dict[str, Any]) -> bool:
     """Whether a retriever entry runs on a CUDA device (the index job then needs a GPU)."""
     return str(entry.get("device", "cpu")).startswith("cuda")
@@ -68,6 +80,7 @@ __all__ = [
     "download_spec",
     "experiment_grid",
     "fused_entries",
+    "local_inputs",
     "prepare_params",
     "quantization_groups",
     "report_figures",

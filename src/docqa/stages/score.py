@@ -6,7 +6,12 @@ the metric's aggregates, evidence-page retrieval scores, and a 95% bootstrap int
 every aggregate (:mod:`docqa.metrics.bootstrap`). The score file holds the per-question rows too, so
 tables and tests can be recomputed from it without rescoring.
 
-Every question is scored and counted. A question without a prediction, or whose prediction
+Every question is scored and counted. A question without a gold answer (``Question.has_gold``:
+a question of your own documents may have none) is answered but left out of the answer metrics:
+its row has ``score`` ``None`` and ``skipped``, the aggregates and breakdowns are over the
+questions with gold answers, and ``summary.skipped`` counts what each kind of score left out
+(``answer``: no gold answer; ``pages``: no evidence pages, for which the page scores are
+``None``). A question without a prediction, or whose prediction
 carries an error, is not sent to a model and scores 0 in every score it has; ``summary``
 counts both under ``errors`` and the missing ones again under ``missing``. A prediction for a
 question id the questions file does not hold, or two predictions for one question, is an
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
@@ -49,8 +55,11 @@ from docqa.metrics.aggregation import tag_values
 from docqa.metrics.base import Metric, Options, Scores, scored_text
 from docqa.metrics.bootstrap import LEVEL, RESAMPLES, SEED, bootstrap_ci, bootstrap_statistics
 
+log = logging.getLogger(__name__)
+
 META_KEYS = ("dataset", "method", "model")
 MISSING = "missing prediction"
+NO_GOLD = "no gold answer"
 PAGE_PREFIX = "page_"
 #: Usage fields summed over a run's predictions into its summary
 USAGE_COUNTS = (
@@ -107,6 +116,14 @@ def score_run(
         _score_question(scorer, resolved, question, prediction, step)
         for question, prediction, step in zip(asked, given, prepared, strict=True)
     ]
+    skipped = _skipped(asked)
+    if any(skipped.values()):
+        log.info(
+            "%d question(s) without a gold answer left out of the answer metrics; %d without "
+            "evidence pages left out of the page scores",
+            skipped["answer"],
+            skipped["pages"],
+        )
     return {
         **{key: meta[key] for key in META_KEYS},
         "metric": metric,
@@ -118,6 +135,7 @@ def score_run(
             rows,
             list(answered.values()),
             _describe(scorer, resolved, backend, rows),
+            skipped,
         ),
         "per_question": [_rounded(row) for row in rows],
     }
@@ -182,7 +200,11 @@ def _prepare(
     prepared: list[Scores] = [{} for _ in questions]
     if scorer.prepare is None:
         return prepared
-    todo = [(i, p.answer) for i, p in enumerate(predictions) if p is not None and not p.error]
+    todo = [
+        (i, p.answer)
+        for i, p in enumerate(predictions)
+        if p is not None and not p.error and questions[i].has_gold
+    ]
     asked = [questions[i] for i, _ in todo]
     answers = [answer for _, answer in todo]
     step = scorer.prepare
@@ -221,10 +243,15 @@ def _score_question(
 ) -> dict[str, Any]:
     """One question's row, unrounded: its scores, page scores and what was compared."""
     answered = prediction or Prediction(question.question_id, "")
-    scores = scorer.score(question, answered, prepared, options)
+    pages = retrieval.score(question.evidence_pages, answered.pages)
+    if not question.has_gold:  # answered, shown, but nothing to compare the answer with
+        scores: Scores = {scorer.row_score: None}
+        skipped = {"skipped": NO_GOLD}
+    else:
+        scores = scorer.score(question, answered, prepared, options)
+        skipped = {}
     if _failed(prediction):
         scores = {key: 0.0 if isinstance(value, float) else value for key, value in scores.items()}
-    pages = retrieval.score(question.evidence_pages, answered.pages)
     return {
         "question_id": question.question_id,
         "kind": question.tags.get("kind"),
@@ -239,6 +266,16 @@ def _score_question(
         "error": MISSING if prediction is None else prediction.error,
         "evidence_pages": question.evidence_pages,
         "tags": question.tags,
+        **skipped,
+    }
+
+
+def _skipped(questions: Sequence[Question]) -> dict[str, int]:
+    """How many questions each kind of score leaves out: ``answer`` (no gold answer) and
+    ``pages`` (no evidence pages)."""
+    return {
+        "answer": sum(1 for question in questions if not question.has_gold),
+        "pages": sum(1 for question in questions if not question.evidence_pages),
     }
 
 
@@ -261,20 +298,28 @@ def _aggregates(
     rows: list[dict[str, Any]],
     predictions: list[Prediction],
     described: dict[str, Any],
+    skipped: dict[str, int],
 ) -> dict[str, Any]:
     """``summary``, ``aggregate``, ``aggregate_intervals`` and ``breakdown`` of the rows;
-    ``described`` (what the model step ran with) goes into the summary as ``scorer``."""
+    ``described`` (what the model step ran with) goes into the summary as ``scorer``. The
+    metric's aggregates are over the rows with a gold answer; ``skipped`` counts the others."""
 
     def statistic(subset: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         return scorer.aggregate(subset, options)
 
-    aggregate = statistic(rows)
-    intervals = {path[0]: bounds for path, bounds in bootstrap_statistics(rows, statistic).items()}
+    all_rows, rows = rows, [row for row in rows if row.get("skipped") != NO_GOLD]
+    aggregate = statistic(rows) if rows else {}
+    intervals = (
+        {path[0]: bounds for path, bounds in bootstrap_statistics(rows, statistic).items()}
+        if rows
+        else {}
+    )
     headline = scorer.columns["overall"]
     breakdowns = {**BREAKDOWNS, **scorer.breakdowns}
     return {
         "summary": {
-            **_summary(scorer, aggregate, intervals, rows, predictions),
+            **_summary(scorer, aggregate, intervals, all_rows, predictions),
+            "skipped": skipped,
             "scorer": described,
         },
         "aggregate": {

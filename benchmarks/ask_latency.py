@@ -1,0 +1,115 @@
+"""``docqa ask`` on one PDF: seconds to the first answer (cold) and to a second question (warm).
+
+Cold: the document has never been asked about (a fresh ``results/ask/``), so the call renders,
+OCRs and indexes it before answering. Warm: a second, different question about the same file,
+which finds the document in ``results/ask/<content hash>/`` and only answers. Both are whole
+``docqa ask`` subprocesses (interpreter start and imports, model load, one question), timed by
+the wall clock, in a scratch folder that links the repository's ``config/`` and its prepared
+``results/models/`` (prepare the model first: ``snakemake --cores 2 results/models/gemma3-270m``
+or any ``docqa ask``; that is a one-time cost of about 1.5 to 2 minutes, not counted here).
+The response cache is the scratch folder's own, so no answer comes from an earlier run.
+
+    PYTHONPATH=src python benchmarks/ask_latency.py PDF [--method text_rag_top1] [--repeats 1]
+
+Prints the times and writes ``benchmarks/results/ask_latency.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).parent / "results" / "ask_latency.json"
+QUESTIONS = (
+    "What is the title of this document?",
+    "Which organisation published this document?",
+)
+
+
+def ask(work: Path, pdf: Path, question: str, method: str) -> dict:
+    started = time.monotonic()
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "docqa.cli",
+            "ask",
+            str(pdf),
+            question,
+            "--method",
+            method,
+            "--json",
+        ],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    seconds = time.monotonic() - started
+    if result.returncode != 0:
+        raise SystemExit(f"docqa ask failed ({result.returncode}):\n{result.stderr[-3000:]}")
+    answered = json.loads(result.stdout)
+    return {"wall_seconds": round(seconds, 1), "load_after": os.getloadavg()[0], **answered}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pdf", type=Path)
+    parser.add_argument("--method", default="text_rag_top1")
+    parser.add_argument("--repeats", type=int, default=1)
+    args = parser.parse_args()
+    pdf = args.pdf.resolve()
+    if not (ROOT / "results/models/gemma3-270m/model.json").is_file():
+        raise SystemExit("prepare the embedded model first (see this script's docstring)")
+    with pdfium.PdfDocument(pdf) as document:
+        pages = len(document)
+
+    runs = []
+    for _ in range(args.repeats):
+        with tempfile.TemporaryDirectory() as scratch:
+            work = Path(scratch)
+            (work / "results").mkdir()
+            (work / "config").symlink_to(ROOT / "config")
+            (work / "results" / "models").symlink_to(ROOT / "results" / "models")
+            load_before = os.getloadavg()[0]
+            cold = ask(work, pdf, QUESTIONS[0], args.method)
+            warm = ask(work, pdf, QUESTIONS[1], args.method)
+            runs.append({"load_before": load_before, "cold": cold, "warm": warm})
+            print(
+                f"cold {cold['wall_seconds']:.1f} s (cached: {cold['cached']}), "
+                f"warm {warm['wall_seconds']:.1f} s (cached: {warm['cached']})"
+            )
+    report = {
+        "command": " ".join(sys.argv),
+        "pdf": str(args.pdf),
+        "sha256": hashlib.sha256(pdf.read_bytes()).hexdigest(),
+        "pages": pages,
+        "method": args.method,
+        "machine": {
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+        },
+        "cold_median_seconds": statistics.median(r["cold"]["wall_seconds"] for r in runs),
+        "warm_median_seconds": statistics.median(r["warm"]["wall_seconds"] for r in runs),
+        "runs": runs,
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
