@@ -18,10 +18,10 @@ A few calls are allowed only with safe arguments: a file created through ``open`
 ``creat`` must not be executable; ``ioctl`` only asks whether a descriptor is a terminal or sets
 close-on-exec; ``fcntl`` only duplicates descriptors and gets or sets their flags (no
 record locks, leases, notifications or signal owners); ``futex`` only on process-private
-words (shared ones are keyed by the page of a file the host and every sandbox map, a channel
-between sandboxes); ``exit``/``exit_group`` take a status under 128 (from 128 on, bubblewrap's report
-of a death by a signal could be forged); ``prlimit64`` acts only on the calling process (the
-kernel lets it lower its limits, never raise a hard one). A call through another ABI kills the
+words (shared ones are keyed by the page of a file the host and every sandbox map: a channel
+between sandboxes); ``exit``/``exit_group`` take a status under 128 (from 128 on, bubblewrap's
+report of a death by a signal could be forged); ``prlimit64`` acts only on the calling process
+(the kernel lets it lower its limits, never raise a hard one). A call through another ABI kills the
 process (32-bit) or fails (x32).
 """
 
