@@ -295,6 +295,8 @@ calls = {
     "inotify_init1": (294, 0),
     "sendfile": (40, 1, 0, 0, 10),
     "sysinfo": (99, address),
+    "statfs": (137, ctypes.addressof(ctypes.create_string_buffer(b"/usr")), address),
+    "fstatfs": (138, 0, address),
     "open_by_handle_at": (304, 0, address, 0),
     "flock(stdin)": (73, 0, 2),
     "x32 getpid": (0x40000000 + 39,),
