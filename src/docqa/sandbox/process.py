@@ -49,6 +49,10 @@ CONSOLE_CAP = 4096
 #: ahead of the precise count it reports at exit (measured: kills at 0.84-0.93 s of a 1 s limit)
 CPU_SHARE = 0.5
 REFUSALS_CAP = 20 * 202
+#: the most printed characters a run can have dropped: the program can write its own values
+#: document, and a count with thousands of digits would make formatting it raise (Python
+#: refuses to turn an int of more than 4300 digits into text)
+MAX_DROPPED = 1 << 53
 
 
 def run_python(
@@ -269,7 +273,7 @@ def _values(raw: bytes, dropped: int, limits: SandboxLimits) -> tuple[dict | Non
     )
     if kind not in CHILD_KINDS or not all(isinstance(v, str) for v in (result_text, stdout, error)):
         return None, "fields of the wrong kind"
-    if type(cut) is not int or cut < 0:
+    if type(cut) is not int or not 0 <= cut <= MAX_DROPPED:
         return None, "fields of the wrong kind"
     value, problem = parse_json(result_text, 2 * limits.result_chars + 64)  # type: ignore[arg-type]
     if problem:

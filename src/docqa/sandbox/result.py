@@ -7,7 +7,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 #: ``ok``: the program finished; ``error``: it raised (``blocked`` lists what the sandbox
-#: refused); ``memory_limit``, ``cpu_limit``, ``timeout``: it was stopped at that limit;
+#: refused); ``memory_limit``: it raised ``MemoryError`` (its own report, like ``ok`` and
+#: ``error``: the kernel does not count it); ``cpu_limit``, ``timeout``: it was stopped at that
+#: limit (read from the kernel's CPU count and the caller's clock);
 #: ``forbidden``: the kernel killed it at a system call the sandbox forbids (an escape past the
 #: in-process guard); ``crash``: it died without well-formed values (a signal, an exit status,
 #: or it broke its own reporting)
@@ -19,8 +21,9 @@ class SandboxResult:
     """``result`` is the JSON value the program left in ``result`` (or ``{"repr": …}`` when it
     was not JSON or too long); ``stdout`` what it printed, cut at the output cap;
     ``isolation`` the layers that were in force (``isolation.LAYERS``); ``blocked`` what the
-    in-process guard refused (the second layer: a program that disables it can hide these,
-    never what the kernel stopped, which is its ``kind``); ``replaced`` how many characters
+    in-process guard refused (the second layer: its pipe is open in the program's process, so a
+    program can hide these or add lines of its own, never what the kernel stopped, which is its
+    ``kind``); ``replaced`` how many characters
     that UTF-8 cannot carry (lone surrogates, invalid bytes) were replaced by U+FFFD;
     ``cpu_seconds`` the CPU time the kernel counted for the program (for a ``timeout``, only
     bubblewrap's own: the program is killed unreaped)."""

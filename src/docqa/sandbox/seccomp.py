@@ -11,13 +11,17 @@ The calls only an escape makes (``FORBIDDEN``: process creation, sockets, ``ptra
 ``process_vm_*``, ``pidfd_*``, namespaces, mounts, ``mknod``, ``io_uring``, ``bpf``,
 ``keyctl`` …) kill the process with SIGSYS, so that the parent can say so from the exit status;
 every other call that is not listed fails with ``EPERM`` (``mkdir`` and links: the box holds
-plain files only; ``chmod``, ``kill``, ``prctl``, ``seccomp``, ``setuid`` …).
+plain files only; ``chmod``, ``kill``, ``prctl``, ``seccomp``, ``setuid`` …; ``flock``, and
+``sysinfo`` and ``statfs``, which tell the host's process count, memory and disk use).
 
 A few calls are allowed only with safe arguments: a file created through ``open``/``openat``/
 ``creat`` must not be executable; ``ioctl`` only asks whether a descriptor is a terminal or sets
-close-on-exec; ``exit``/``exit_group`` take a status under 128 (from 128 on, bubblewrap's report
-of a death by a signal could be forged); ``prlimit64`` acts only on the calling process (the
-kernel lets it lower its limits, never raise a hard one). A call through another ABI kills the
+close-on-exec; ``fcntl`` only duplicates descriptors and gets or sets their flags (no
+record locks, leases, notifications or signal owners); ``futex`` only on process-private
+words (shared ones are keyed by the page of a file the host and every sandbox map: a channel
+between sandboxes); ``exit``/``exit_group`` take a status under 128 (from 128 on, bubblewrap's
+report of a death by a signal could be forged); ``prlimit64`` acts only on the calling process
+(the kernel lets it lower its limits, never raise a hard one). A call through another ABI kills the
 process (32-bit) or fails (x32).
 """
 
@@ -71,7 +75,6 @@ X86_64 = {
     "wait4": 61,
     "uname": 63,
     "fcntl": 72,
-    "flock": 73,
     "fsync": 74,
     "fdatasync": 75,
     "truncate": 76,
@@ -89,7 +92,6 @@ X86_64 = {
     "gettimeofday": 96,
     "getrlimit": 97,
     "getrusage": 98,
-    "sysinfo": 99,
     "times": 100,
     "getuid": 102,
     "getgid": 104,
@@ -106,8 +108,6 @@ X86_64 = {
     "rt_sigtimedwait": 128,
     "rt_sigsuspend": 130,
     "sigaltstack": 131,
-    "statfs": 137,
-    "fstatfs": 138,
     "arch_prctl": 158,
     "gettid": 186,
     "time": 201,
@@ -198,7 +198,17 @@ FORBIDDEN = {
 }
 
 #: calls allowed only with the argument checks below; every other name in X86_64 is allowed
-CHECKED = ("open", "openat", "creat", "ioctl", "prlimit64", "exit", "exit_group")
+CHECKED = (
+    "open",
+    "openat",
+    "creat",
+    "ioctl",
+    "fcntl",
+    "futex",
+    "prlimit64",
+    "exit",
+    "exit_group",
+)
 
 #: the argument index of the mode of a created file, and of its flags (None: always creates)
 CREATE_ARGS = {"open": (2, 1), "openat": (3, 2), "creat": (1, None)}
@@ -208,6 +218,14 @@ EXECUTABLE_BITS = 0o111
 SIGNAL_STATUS_BIT = 0x80
 #: TCGETS (isatty), FIONCLEX, FIOCLEX
 IOCTLS = (0x5401, 0x5450, 0x5451)
+#: F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC: what the interpreter does with
+#: its own descriptors. Not the locks (F_SETLK, F_GETLK, F_OFD_*), leases, F_NOTIFY or F_SETOWN/
+#: F_SETSIG: a lock on a file of the read-only root is a lock on the host's file, which another
+#: sandbox (or a host process) can take and test, a channel between programs that must not meet
+FCNTLS = (0, 1, 2, 3, 4, 1030)
+#: a futex on a shared mapping is keyed by the file's page, so two sandboxes that map the same
+#: file of the root could wake each other; the interpreter's locks are process-private
+FUTEX_PRIVATE_FLAG = 128
 
 SECCOMP_RET_KILL_PROCESS = 0x80000000
 SECCOMP_RET_ERRNO = 0x00050000
@@ -309,6 +327,14 @@ def build_filter(machine: str | None = None) -> bytes:
     for request in IOCTLS:
         program.jump(JEQ, request, "allow", 0)
     program.jump(JEQ, 0, "deny", "deny")
+    program.label("fcntl")  # the kernel reads the command as a 32-bit unsigned int
+    program.load(_arg(1))
+    for command in FCNTLS:
+        program.jump(JEQ, command, "allow", 0)
+    program.jump(JEQ, 0, "deny", "deny")
+    program.label("futex")  # the operation is a 32-bit int
+    program.load(_arg(1))
+    program.jump(JSET, FUTEX_PRIVATE_FLAG, "allow", "deny")
     program.label("prlimit64")  # pid 0: the calling process
     program.load(_arg(0))
     program.jump(JEQ, 0, 0, "deny")
