@@ -24,7 +24,7 @@ from docqa.core.document import Document, Page
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods.base import DocumentEnv, Method, Models
-from docqa.stages.ocr import ocr_page
+from docqa.text.ocr import ocr_page
 from docqa.stages.render import render_document
 
 RENDER_DPI = 60
