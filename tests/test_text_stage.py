@@ -187,16 +187,16 @@ def test_rerun_after_kill_resumes_without_duplicates(
             rows.append({**page.to_dict(), "doc_id": doc_id, "image": str(image)})
     pages = tmp_path / "pages.jsonl"
     write_jsonl(pages, rows)
-    documents = tmp_path / "documents.jsonl"
+    documents_file = tmp_path / "documents.jsonl"
     deck_pdf = str(rendered.parent.parent / "deck.pdf")
-    write_jsonl(documents, [{"doc_id": d, "path": deck_pdf} for d in ("one", "two", "three")])
+    write_jsonl(documents_file, [{"doc_id": d, "path": deck_pdf} for d in documents])
     source = ocred.parent.name
 
     out = tmp_path / "elements.jsonl"
     partial = out.with_name(out.name + ".partial")
     code = (
         "from docqa.stages.text import text_dataset; "
-        f"text_dataset({str(documents)!r}, {str(pages)!r}, {str(out)!r}, 1, source={source!r})"
+        f"text_dataset({str(documents_file)!r}, {str(pages)!r}, {str(out)!r}, 1, source={source!r})"
     )
     run = subprocess.Popen(
         [sys.executable, "-c", code],
@@ -214,7 +214,7 @@ def test_rerun_after_kill_resumes_without_duplicates(
     assert _finished_rows(partial) == ["one"], "the run was not caught after its first document"
     (tmp_path / "one" / "page-000.png").unlink()  # the rerun must take "one" from the partial file
 
-    text_dataset(documents, pages, out, workers=1, source=source)
+    text_dataset(documents_file, pages, out, workers=1, source=source)
 
     (deck_row,) = read_jsonl(ocred)
     expected = [

@@ -97,7 +97,6 @@ def _read_words(textpage: pdfium.PdfTextPage, transform: Transform, out: PdfPage
     raw = textpage.raw
     chars: list[str] = []
     boxes: list[Box] = []
-    sizes: list[float] = []
     weights: list[int] = []
     text: list[str] = []
 
@@ -109,7 +108,9 @@ def _read_words(textpage: pdfium.PdfTextPage, transform: Transform, out: PdfPage
                 max(b[2] for b in boxes),
                 max(b[3] for b in boxes),
             )
-            size = max(sizes) * transform.scale
+            # the loose box's height (the font's ascent to descent): FPDFText_GetFontSize says 1
+            # for the common "1 Tf" with the size in the text matrix
+            size = max(b[3] - b[1] for b in boxes)
             out.words.append(
                 Word(
                     "".join(chars),
@@ -119,7 +120,7 @@ def _read_words(textpage: pdfium.PdfTextPage, transform: Transform, out: PdfPage
                     max(weights) >= BOLD_WEIGHT,
                 )
             )
-            chars.clear(), boxes.clear(), sizes.clear(), weights.clear()
+            chars.clear(), boxes.clear(), weights.clear()
 
     rect = pdfium_c.FS_RECTF()
     for i in range(pdfium_c.FPDFText_CountChars(raw)):
@@ -131,10 +132,9 @@ def _read_words(textpage: pdfium.PdfTextPage, transform: Transform, out: PdfPage
             code = 0x2D
         pdfium_c.FPDFText_GetLooseCharBox(raw, i, rect)
         box = transform.box(rect.left, rect.bottom, rect.right, rect.top)
-        size = pdfium_c.FPDFText_GetFontSize(raw, i)
         if chars:
             last = boxes[-1]
-            jump = WORD_JUMP * max(1.0, size * transform.scale)
+            jump = WORD_JUMP * max(1.0, box[3] - box[1], last[3] - last[1])
             cy, ly = (box[1] + box[3]) / 2, (last[1] + last[3]) / 2
             if box[0] - last[2] > jump or box[2] < last[0] - jump or abs(cy - ly) > 1.7 * jump:
                 flush()
@@ -144,7 +144,6 @@ def _read_words(textpage: pdfium.PdfTextPage, transform: Transform, out: PdfPage
         chars.append(character)
         text.append(character)
         boxes.append(box)
-        sizes.append(size)
         weights.append(pdfium_c.FPDFText_GetFontWeight(raw, i))
     flush()
     out.text = "".join(text)

@@ -33,6 +33,7 @@ MIN_GUTTER = 0.8
 LOOSE_GUTTER = 3.0
 PROSE_WIDTH = 8.0
 MIN_PROSE_RUNS = 3
+MAX_BRIDGES = 3
 # Two runs of a row join into one line when the gap between them is at most this many word
 # heights. Measured on matplotlib slides at 200 dpi: the cells of a table row are 6-10 heights
 # apart, the category labels under a 3-bar chart 12, a text column and a chart beside it 19-22.
@@ -128,7 +129,72 @@ def regions(page_runs: list[list[Word]]) -> list[list[list[Word]]]:
     columns = _columns(page_runs, height)
     if len(columns) > 1:
         return [region for column in columns for region in regions(column)]
+    bands = _bridged_bands(page_runs, height)
+    if len(bands) > 1:
+        return [region for band in bands for region in regions(band)]
     return [page_runs]
+
+
+def _bridged_bands(page_runs: list[list[Word]], height: float) -> list[list[list[Word]]]:
+    """Bands around the few runs that cross an otherwise clean gutter between two prose
+    columns (a footer line, a wide equation, a full-width heading set close to the text).
+
+    A strip at least ``MIN_GUTTER`` heights wide that at most ``MAX_BRIDGES`` runs cross, with
+    prose on both sides, is a gutter; the region is cut into bands above, at and below each
+    crossing run, and each band is then cut into its columns as usual.
+    """
+    left_edge = int(min(box_of(run)[0] for run in page_runs))
+    right_edge = int(max(box_of(run)[2] for run in page_runs)) + 1
+    counts = [0] * (right_edge - left_edge + 1)
+    for run in page_runs:
+        box = box_of(run)
+        counts[int(box[0]) - left_edge] += 1
+        counts[int(box[2]) + 1 - left_edge] -= 1
+    limit = max(1, min(MAX_BRIDGES, len(page_runs) // 50))
+    covered, strip_start = 0, None
+    for offset, change in enumerate(counts):
+        covered += change
+        x = left_edge + offset
+        if covered <= limit and strip_start is None:
+            strip_start = x
+        elif covered > limit and strip_start is not None:
+            if x - strip_start >= MIN_GUTTER * height and strip_start > left_edge:
+                bands = _bands_at_bridges(page_runs, strip_start, x, height)
+                if bands:
+                    return bands
+            strip_start = None
+    return [page_runs]
+
+
+def _bands_at_bridges(
+    page_runs: list[list[Word]], x0: float, x1: float, height: float
+) -> list[list[list[Word]]]:
+    left = [run for run in page_runs if box_of(run)[2] <= x0]
+    right = [run for run in page_runs if box_of(run)[0] >= x1]
+    if not (_prose(left, height) and _prose(right, height)):
+        return []
+    bridges = [run for run in page_runs if box_of(run)[0] < x0 and box_of(run)[2] > x1]
+    cuts: list[tuple[float, float]] = []  # the rows the bridges sit on, top to bottom
+    for box in sorted(box_of(run) for run in bridges):
+        if cuts and box[1] < cuts[-1][1]:
+            cuts[-1] = (cuts[-1][0], max(cuts[-1][1], box[3]))
+        else:
+            cuts.append((box[1], box[3]))
+    bands: list[list[list[Word]]] = [[] for _ in range(2 * len(cuts) + 1)]
+    for run in page_runs:
+        box = box_of(run)
+        centre = (box[1] + box[3]) / 2
+        slot = 0
+        for number, (top, bottom) in enumerate(cuts):
+            if centre < top:
+                break
+            if centre <= bottom:
+                slot = 2 * number + 1
+                break
+            slot = 2 * number + 2
+        bands[slot].append(run)
+    bands = [band for band in bands if band]
+    return bands if len(bands) > 1 else []
 
 
 def _columns(page_runs: list[list[Word]], height: float) -> list[list[list[Word]]]:

@@ -11,7 +11,8 @@ Box = tuple[float, float, float, float]
 class Word:
     """One word, box in page pixels ``(x0, y0, x1, y1)`` of the rendered page image.
 
-    ``size`` is the font size in pixels (the box height for OCR words); ``bold`` is what the
+    ``size`` is the text size in pixels (the font's ascent to descent for the text layer, 0 for
+    OCR words: their box height stands in); ``bold`` is what the
     PDF's font says (always False for OCR); ``conf`` is tesseract's confidence, 100 for the
     text layer.
     """
