@@ -9,6 +9,7 @@ layer a scanner left behind). Every verdict comes with its reason, recorded per 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from docqa.text.pdf_layer import PdfPageText
@@ -19,6 +20,9 @@ MIN_CHARS = 20
 MAX_BAD_SHARE = 0.1
 # Below this share of letters and digits among the visible characters the layer is garbage.
 MIN_ALNUM_SHARE = 0.5
+# ... judged on pages with at least this many characters (a lone "-" or "%" is not garbage).
+MIN_SYMBOLS = 4
+LEADERS = re.compile(r"([^\w\s])\1{2,}")
 
 
 def unusable_reason(layer: PdfPageText) -> str:
@@ -34,9 +38,11 @@ def unusable_reason(layer: PdfPageText) -> str:
     bad = sum(1 for char in layer.text if _unprintable(char))
     if bad / layer.chars > MAX_BAD_SHARE:
         return f"{bad} of {layer.chars} characters are unprintable (broken font map)"
-    alnum = sum(1 for char in layer.text if char.isalnum())
-    if layer.chars >= MIN_CHARS and alnum / layer.chars < MIN_ALNUM_SHARE:
-        return f"only {alnum} of {layer.chars} characters are letters or digits (garbage text)"
+    # dot leaders and rules ("....", "----") are layout, not text: they do not count
+    text = LEADERS.sub("", layer.text)
+    alnum = sum(1 for char in text if char.isalnum())
+    if len(text) >= MIN_SYMBOLS and alnum / len(text) < MIN_ALNUM_SHARE:
+        return f"only {alnum} of {len(text)} characters are letters or digits (garbage text)"
     return ""
 
 
