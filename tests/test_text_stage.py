@@ -240,3 +240,25 @@ def _finished_rows(partial: Path) -> list[str]:
         return []
     lines = partial.read_text().split("\n")[1:-1]
     return [json.loads(line)["doc_id"] for line in lines]
+
+
+def test_two_columns_with_aligned_rows_are_never_joined() -> None:
+    """Two prose columns whose lines sit at the same heights, 2 word heights apart (a paper's
+    gutter), under a full-width title: every line stays in its column; a table below (short
+    cells, the same gap) still reads one row per line."""
+    words = [word("A Title Across Both Columns Of The Page", 0, 0, 900, 30)]
+    for row in range(6):
+        y = 60 + row * 25
+        for column, x0 in enumerate((0, 460)):
+            for n in range(5):  # five 80-pixel words with 8-pixel spaces: a 432-pixel line
+                x = x0 + n * 88
+                words.append(word(f"c{column}r{row}w{n}", x, y, x + 80, y + 20))
+    for row in range(3):  # a table: three short cells a row, 40 pixels apart
+        y = 260 + row * 25
+        words += [word(f"t{row}c{c}", c * 100, y, c * 100 + 60, y + 20) for c in range(3)]
+    lines = [line.text for line in read_lines(words)]
+    assert lines[0] == "A Title Across Both Columns Of The Page"
+    for line in lines[1:13]:
+        assert len({token[:2] for token in line.split()}) == 1, line  # one column per line
+    assert lines[1].startswith("c0r0") and lines[7].startswith("c1r0")  # left column first
+    assert lines[13:] == ["t0c0 t0c1 t0c2", "t1c0 t1c1 t1c2", "t2c0 t2c1 t2c2"]

@@ -131,7 +131,13 @@ def text_page(
                 reason = unusable_reason(layer)
                 if not reason:
                     elements = page_elements(
-                        page.doc_id, page.index, layer.words, "pdf", page.height, layer.images
+                        page.doc_id,
+                        page.index,
+                        layer.words,
+                        "pdf",
+                        page.height,
+                        layer.images,
+                        layer.frame,
                     )
                     return PageText(page.index, "pdf", "", elements)
     try:

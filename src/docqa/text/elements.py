@@ -8,7 +8,7 @@ from statistics import fmean
 from docqa.core.element import Element
 from docqa.text.kinds import block_kind, body_height
 from docqa.text.reading_order import read_blocks, read_lines
-from docqa.text.words import Box, Word, box_of
+from docqa.text.words import Box, Frame, Word, box_of
 
 
 def page_elements(
@@ -18,13 +18,18 @@ def page_elements(
     source: str,
     page_height: float = 0.0,
     images: list[Box] | tuple[Box, ...] = (),
+    frame: Frame | None = None,
 ) -> list[Element]:
     """Word, line and block elements of one page; ``order`` is the reading order per kind.
 
     ``page_height`` (pixels) places headers, footers and page numbers; without it (0) the
     lowest text on the page stands in. ``images`` become ``figure`` blocks without text, placed
-    in the block order by their top edge.
+    in the block order by their top edge. With a ``frame`` (a page whose text runs down or up
+    the image), word boxes are in that frame and reading order is worked out there; elements
+    are boxed in image pixels.
     """
+    if frame is not None and frame.rotation:
+        page_height = frame.size[1]
     lines = read_lines(words)
     blocks = read_blocks(lines)
     height = page_height or max((line.box[3] for line in lines), default=1.0)
@@ -39,7 +44,10 @@ def page_elements(
 
     def element(kind: str, order: int, text: str, group: list[Word], layout: str) -> Element:
         conf = round(fmean(word.conf for word in group), 2)
-        box = tuple(round(v, 1) for v in box_of(group))
+        box = box_of(group)
+        if frame is not None and frame.rotation:
+            box = frame.to_device(box)
+        box = tuple(round(v, 1) for v in box)
         return Element(doc_id, page, kind, text, box, order, conf, layout, source)  # type: ignore[arg-type]
 
     reading = [(word, layout_of_line[id(line)]) for line in lines for word in line.words]

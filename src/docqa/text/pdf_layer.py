@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from docqa.text.words import Box, Word
+from docqa.text.words import Box, Frame, Word, union
 
 WHITESPACE = {0x20, 0x09, 0x0A, 0x0D, 0x00, 0xA0, 0x3000}
 BOLD_WEIGHT = 600
@@ -38,6 +38,9 @@ class PdfPageText:
     chars: int = 0  # characters other than whitespace
     unmapped: int = 0  # characters the font's unicode map could not translate
     text: str = ""  # every non-whitespace character, in order
+    # word boxes are in this frame (the page turned so its text runs left to right);
+    # Frame.to_device maps them to the rendered image's pixels; images are in image pixels
+    frame: Frame = field(default_factory=lambda: Frame(0, 0, 0))
 
 
 class Transform:
@@ -56,6 +59,7 @@ class Transform:
         self.ux = ((ax - self.origin[0]) / 100, (ay - self.origin[1]) / 100)
         self.uy = ((bx - self.origin[0]) / 100, (by - self.origin[1]) / 100)
         self.scale = math.hypot(*self.ux)
+        self.width, self.height = width, height
 
     def point(self, x: float, y: float) -> tuple[float, float]:
         return (
@@ -94,56 +98,83 @@ def page_text(pdf: pdfium.PdfDocument, index: int, width: int, height: int) -> P
 
 
 def _read_words(textpage: pdfium.PdfTextPage, transform: Transform, out: PdfPageText) -> None:
+    """Characters to words. Each character's reading direction on the image (0 right, 90 down,
+    180 left, 270 up) comes from its angle and the page's ``/Rotate``; the most common one is
+    the page's frame (:class:`~docqa.text.words.Frame`), in which words are built and boxed.
+    Characters running another way (a vertical margin stamp, a rotated axis label) form words
+    along their own direction, boxed in the same frame."""
     raw = textpage.raw
-    chars: list[str] = []
-    boxes: list[Box] = []
-    weights: list[int] = []
-    text: list[str] = []
-
-    def flush() -> None:
-        if chars:
-            box = (
-                min(b[0] for b in boxes),
-                min(b[1] for b in boxes),
-                max(b[2] for b in boxes),
-                max(b[3] for b in boxes),
-            )
-            # the loose box's height (the font's ascent to descent): FPDFText_GetFontSize says 1
-            # for the common "1 Tf" with the size in the text matrix
-            size = max(b[3] - b[1] for b in boxes)
-            out.words.append(
-                Word(
-                    "".join(chars),
-                    tuple(round(v, 1) for v in box),  # type: ignore[arg-type]
-                    100.0,
-                    round(size, 1),
-                    max(weights) >= BOLD_WEIGHT,
-                )
-            )
-            chars.clear(), boxes.clear(), weights.clear()
-
     rect = pdfium_c.FS_RECTF()
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    chars: list[tuple[str, Box, int, int]] = []  # text (" " = break), device box, direction, weight
+    text: list[str] = []
     for i in range(pdfium_c.FPDFText_CountChars(raw)):
         code = pdfium_c.FPDFText_GetUnicode(raw, i)
         if code in WHITESPACE:
-            flush()
+            chars.append((" ", (0.0, 0.0, 0.0, 0.0), -1, 0))
             continue
         if pdfium_c.FPDFText_IsHyphen(raw, i) == 1 or code == 0x02:
             code = 0x2D
-        pdfium_c.FPDFText_GetLooseCharBox(raw, i, rect)
-        box = transform.box(rect.left, rect.bottom, rect.right, rect.top)
-        if chars:
-            last = boxes[-1]
-            jump = WORD_JUMP * max(1.0, box[3] - box[1], last[3] - last[1])
-            cy, ly = (box[1] + box[3]) / 2, (last[1] + last[3]) / 2
-            if box[0] - last[2] > jump or box[2] < last[0] - jump or abs(cy - ly) > 1.7 * jump:
-                flush()
+        angle = pdfium_c.FPDFText_GetCharAngle(raw, i)
+        if abs(angle) < 0.01 or angle < 0:
+            pdfium_c.FPDFText_GetLooseCharBox(raw, i, rect)
+            box = transform.box(rect.left, rect.bottom, rect.right, rect.top)
+            angle = 0.0
+        else:  # pdfium's loose box ignores the character's rotation; the glyph box does not
+            pdfium_c.FPDFText_GetCharBox(raw, i, left, right, bottom, top)
+            box = transform.box(left.value, bottom.value, right.value, top.value)
+        dx = math.cos(angle) * transform.ux[0] + math.sin(angle) * transform.uy[0]
+        dy = math.cos(angle) * transform.ux[1] + math.sin(angle) * transform.uy[1]
+        direction = round(math.degrees(math.atan2(dy, dx)) / 90) % 4 * 90
         out.chars += 1
         out.unmapped += pdfium_c.FPDFText_HasUnicodeMapError(raw, i) == 1
         character = chr(code) if 0 < code < 0x110000 else "\ufffd"
-        chars.append(character)
         text.append(character)
-        boxes.append(box)
-        weights.append(pdfium_c.FPDFText_GetFontWeight(raw, i))
-    flush()
+        chars.append((character, box, direction, pdfium_c.FPDFText_GetFontWeight(raw, i)))
     out.text = "".join(text)
+    directions = [c[2] for c in chars if c[2] >= 0]
+    if not directions:
+        return
+    page_direction = max(set(directions), key=directions.count)
+    out.frame = Frame(page_direction, transform.width, transform.height)
+    for direction in sorted(set(directions)):
+        own = Frame(direction, transform.width, transform.height)
+        word: list[tuple[str, Box, int]] = []
+        for character, box, char_direction, weight in chars:
+            if char_direction != direction:
+                if character == " " or word:
+                    _add_word(word, own, out)
+                    word = []
+                continue
+            framed = own.to_frame(box)
+            if word:
+                last = word[-1][1]
+                jump = WORD_JUMP * max(1.0, framed[3] - framed[1], last[3] - last[1])
+                centre, last_centre = (framed[1] + framed[3]) / 2, (last[1] + last[3]) / 2
+                far = framed[0] - last[2] > jump or framed[2] < last[0] - jump
+                if far or abs(centre - last_centre) > 1.7 * jump:
+                    _add_word(word, own, out)
+                    word = []
+            word.append((character, framed, weight))
+        _add_word(word, own, out)
+
+
+def _add_word(word: list[tuple[str, Box, int]], own: Frame, out: PdfPageText) -> None:
+    """One word from its characters (boxes in ``own``'s frame) into ``out``, boxed in the
+    page's frame; its size is the loose box height (the font's ascent to descent:
+    FPDFText_GetFontSize says 1 for the common "1 Tf" with the size in the text matrix)."""
+    if not word:
+        return
+    box = union([b for _, b, _ in word])
+    size = max(b[3] - b[1] for _, b, _ in word)
+    if own.rotation != out.frame.rotation:
+        box = out.frame.to_frame(own.to_device(box))
+    out.words.append(
+        Word(
+            "".join(c for c, _, _ in word),
+            tuple(round(v, 1) for v in box),  # type: ignore[arg-type]
+            100.0,
+            round(size, 1),
+            max(w for _, _, w in word) >= BOLD_WEIGHT,
+        )
+    )

@@ -42,6 +42,15 @@ BLOCK_GAP = 0.8
 BLOCK_SIZE_JUMP = 1.25
 
 
+class Run(list):  # type: ignore[type-arg]
+    """Words of one run (or a single word), its box and height computed once."""
+
+    def __init__(self, words: list[Word]) -> None:
+        super().__init__(words)
+        self.box = box_of(words)
+        self.height = min(word.height for word in words)
+
+
 @dataclass
 class Line:
     """Words of one line in reading order; ``region`` is the column region it lies in and
@@ -103,22 +112,22 @@ def read_blocks(lines: list[Line]) -> list[list[Line]]:
     return blocks
 
 
-def runs(words: list[Word]) -> list[list[Word]]:
+def runs(words: list[Word]) -> list[Run]:
     """Words grouped into runs: one row, left to right, no gap over ``RUN_GAP`` heights."""
     result = []
-    for row in _rows([[word] for word in words]):
+    for row in _rows([Run([word]) for word in words]):
         ordered = sorted((unit[0] for unit in row), key=lambda word: word.box[0])
         run = [ordered[0]]
         for previous, word in zip(ordered, ordered[1:]):
             if word.box[0] - previous.box[2] > RUN_GAP * min(previous.height, word.height):
-                result.append(run)
+                result.append(Run(run))
                 run = []
             run.append(word)
-        result.append(run)
+        result.append(Run(run))
     return result
 
 
-def regions(page_runs: list[list[Word]]) -> list[list[list[Word]]]:
+def regions(page_runs: list[Run]) -> list[list[Run]]:
     """The runs split into column regions by a recursive XY cut, in reading order."""
     if len(page_runs) <= 1:
         return [page_runs] if page_runs else []
@@ -135,7 +144,7 @@ def regions(page_runs: list[list[Word]]) -> list[list[list[Word]]]:
     return [page_runs]
 
 
-def _bridged_bands(page_runs: list[list[Word]], height: float) -> list[list[list[Word]]]:
+def _bridged_bands(page_runs: list[Run], height: float) -> list[list[Run]]:
     """Bands around the few runs that cross an otherwise clean gutter between two prose
     columns (a footer line, a wide equation, a full-width heading set close to the text).
 
@@ -143,11 +152,11 @@ def _bridged_bands(page_runs: list[list[Word]], height: float) -> list[list[list
     prose on both sides, is a gutter; the region is cut into bands above, at and below each
     crossing run, and each band is then cut into its columns as usual.
     """
-    left_edge = int(min(box_of(run)[0] for run in page_runs))
-    right_edge = int(max(box_of(run)[2] for run in page_runs)) + 1
+    left_edge = int(min(run.box[0] for run in page_runs))
+    right_edge = int(max(run.box[2] for run in page_runs)) + 1
     counts = [0] * (right_edge - left_edge + 1)
     for run in page_runs:
-        box = box_of(run)
+        box = run.box
         counts[int(box[0]) - left_edge] += 1
         counts[int(box[2]) + 1 - left_edge] -= 1
     limit = max(1, min(MAX_BRIDGES, len(page_runs) // 50))
@@ -166,23 +175,21 @@ def _bridged_bands(page_runs: list[list[Word]], height: float) -> list[list[list
     return [page_runs]
 
 
-def _bands_at_bridges(
-    page_runs: list[list[Word]], x0: float, x1: float, height: float
-) -> list[list[list[Word]]]:
-    left = [run for run in page_runs if box_of(run)[2] <= x0]
-    right = [run for run in page_runs if box_of(run)[0] >= x1]
+def _bands_at_bridges(page_runs: list[Run], x0: float, x1: float, height: float) -> list[list[Run]]:
+    left = [run for run in page_runs if run.box[2] <= x0]
+    right = [run for run in page_runs if run.box[0] >= x1]
     if not (_prose(left, height) and _prose(right, height)):
         return []
-    bridges = [run for run in page_runs if box_of(run)[0] < x0 and box_of(run)[2] > x1]
+    bridges = [run for run in page_runs if run.box[0] < x0 and run.box[2] > x1]
     cuts: list[tuple[float, float]] = []  # the rows the bridges sit on, top to bottom
-    for box in sorted(box_of(run) for run in bridges):
+    for box in sorted(run.box for run in bridges):
         if cuts and box[1] < cuts[-1][1]:
             cuts[-1] = (cuts[-1][0], max(cuts[-1][1], box[3]))
         else:
             cuts.append((box[1], box[3]))
-    bands: list[list[list[Word]]] = [[] for _ in range(2 * len(cuts) + 1)]
+    bands: list[list[Run]] = [[] for _ in range(2 * len(cuts) + 1)]
     for run in page_runs:
-        box = box_of(run)
+        box = run.box
         centre = (box[1] + box[3]) / 2
         slot = 0
         for number, (top, bottom) in enumerate(cuts):
@@ -197,7 +204,7 @@ def _bands_at_bridges(
     return bands if len(bands) > 1 else []
 
 
-def _columns(page_runs: list[list[Word]], height: float) -> list[list[list[Word]]]:
+def _columns(page_runs: list[Run], height: float) -> list[list[Run]]:
     pieces = _split(page_runs, axis=0, min_gap=MIN_GUTTER * height)
     if len(pieces) == 1:
         return pieces
@@ -217,22 +224,22 @@ def _columns(page_runs: list[list[Word]], height: float) -> list[list[list[Word]
     return columns
 
 
-def _prose(side: list[list[Word]], height: float) -> int:
+def _prose(side: list[Run], height: float) -> int:
     """1 when ``side`` looks like a text column: at least ``MIN_PROSE_RUNS`` runs
     ``PROSE_WIDTH`` heights wide that hold most of its text (by width). Table cells and chart
     labels are short runs."""
-    widths = [box_of(run)[2] - box_of(run)[0] for run in side]
+    widths = [run.box[2] - run.box[0] for run in side]
     long = [width for width in widths if width >= PROSE_WIDTH * height]
     return int(len(long) >= MIN_PROSE_RUNS and sum(long) >= 0.5 * sum(widths))
 
 
-def _split(page_runs: list[list[Word]], axis: int, min_gap: float) -> list[list[list[Word]]]:
+def _split(page_runs: list[Run], axis: int, min_gap: float) -> list[list[Run]]:
     """Runs split at every empty strip at least ``min_gap`` wide along ``axis`` (0: x, 1: y)."""
-    ordered = sorted(page_runs, key=lambda run: box_of(run)[axis])
+    ordered = sorted(page_runs, key=lambda run: run.box[axis])
     groups = [[ordered[0]]]
-    reach = box_of(ordered[0])[axis + 2]
+    reach = ordered[0].box[axis + 2]
     for run in ordered[1:]:
-        box = box_of(run)
+        box = run.box
         if box[axis] - reach >= min_gap:
             groups.append([])
         groups[-1].append(run)
@@ -240,14 +247,14 @@ def _split(page_runs: list[list[Word]], axis: int, min_gap: float) -> list[list[
     return groups
 
 
-def _rows(units: list[list[Word]]) -> list[list[list[Word]]]:
+def _rows(units: list[Run]) -> list[list[Run]]:
     """Units (runs or single words) grouped into rows by vertical overlap with the row's first
     (topmost) unit, rows top to bottom."""
-    rows: list[list[list[Word]]] = []
+    rows: list[list[Run]] = []
     anchors: list[Box] = []
     active: list[int] = []
-    for unit in sorted(units, key=lambda u: (box_of(u)[1], box_of(u)[0])):
-        box = box_of(unit)
+    for unit in sorted(units, key=lambda u: (u.box[1], u.box[0])):
+        box = unit.box
         active = [r for r in active if anchors[r][3] > box[1]]
         best, best_overlap = -1, 0.0
         for r in active:
@@ -263,13 +270,13 @@ def _rows(units: list[list[Word]]) -> list[list[list[Word]]]:
     return rows
 
 
-def _extent(page_runs: list[list[Word]], axis: int) -> tuple[float, float]:
-    boxes = [box_of(run) for run in page_runs]
+def _extent(page_runs: list[Run], axis: int) -> tuple[float, float]:
+    boxes = [run.box for run in page_runs]
     return min(b[axis] for b in boxes), max(b[axis + 2] for b in boxes)
 
 
-def _height(run: list[Word]) -> float:
-    return min(word.height for word in run)
+def _height(run: Run) -> float:
+    return run.height
 
 
 def _overlap(a: Box, b: Box) -> float:

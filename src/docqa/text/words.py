@@ -40,3 +40,44 @@ def union(boxes: list[Box]) -> Box:
 
 def box_of(words: list[Word]) -> Box:
     return union([word.box for word in words])
+
+
+class Frame:
+    """The page turned so that its text runs left to right: ``rotation`` is the direction the
+    text runs in on the rendered image (0 right, 90 down, 180 left, 270 up, y pointing down).
+    Reading order works in the frame; boxes go back to the image's pixels with ``to_device``."""
+
+    def __init__(self, rotation: int, width: float, height: float) -> None:
+        self.rotation = rotation % 360
+        self.width, self.height = width, height
+        turned = self.rotation in (90, 270)
+        self.size = (height, width) if turned else (width, height)
+
+    def point_to_frame(self, x: float, y: float) -> tuple[float, float]:
+        if self.rotation == 90:
+            return y, self.width - x
+        if self.rotation == 270:
+            return self.height - y, x
+        if self.rotation == 180:
+            return self.width - x, self.height - y
+        return x, y
+
+    def point_to_device(self, u: float, v: float) -> tuple[float, float]:
+        if self.rotation == 90:
+            return self.width - v, u
+        if self.rotation == 270:
+            return v, self.height - u
+        if self.rotation == 180:
+            return self.width - u, self.height - v
+        return u, v
+
+    def to_frame(self, box: Box) -> Box:
+        return _corners(self.point_to_frame, box)
+
+    def to_device(self, box: Box) -> Box:
+        return _corners(self.point_to_device, box)
+
+
+def _corners(mapping, box: Box) -> Box:  # type: ignore[no-untyped-def]
+    (ax, ay), (bx, by) = mapping(box[0], box[1]), mapping(box[2], box[3])
+    return (min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
