@@ -31,8 +31,8 @@ from docqa.core.document import Page
 from docqa.core.jsonl import read_jsonl
 from docqa.datasets.synthslides.deck import make_deck
 from docqa.datasets.synthslides.pdf import write_deck_pdf
-from docqa.text.ocr import ocr_page
 from docqa.stages.render import render_dataset
+from docqa.text.ocr import ocr_page
 
 RESULTS = Path(__file__).parent / "results" / "ocr_throughput.json"
 # (OMP_THREAD_LIMIT in the workers, None = unset; worker processes)

@@ -10,7 +10,7 @@ also over every page. CER = edit distance between the OCR text and the text-laye
 born-digital page (both as the stage writes them: lines in reading order; whitespace runs made
 one space) over the length of the text-layer text.
 
-    PYTHONPATH=src python benchmarks/text_stage.py [--dpi 200] [--repeats 1]
+    PYTHONPATH=src python benchmarks/text_stage.py [--dpi 200] [--repeats 1] [--max-pages 2]
 
 Prints a table and writes ``benchmarks/results/text_stage.json``.
 """
@@ -64,6 +64,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dpi", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--max-pages", type=int, default=2, help="the first N pages of each PDF")
     args = parser.parse_args()
     os.environ["OMP_THREAD_LIMIT"] = "1"
     with tempfile.TemporaryDirectory() as tmp:
@@ -76,7 +77,11 @@ def main() -> None:
         )
         render_dataset(documents, Path(tmp) / "pages", dpi=args.dpi, thumb_width=32)
         paths = {row["doc_id"]: row["path"] for row in read_jsonl(documents)}
-        pages = [Page.from_dict(row) for row in read_jsonl(Path(tmp) / "pages" / "pages.jsonl")]
+        pages = [
+            Page.from_dict(row)
+            for row in read_jsonl(Path(tmp) / "pages" / "pages.jsonl")
+            if row["index"] < args.max_pages
+        ]
         seconds = {source: {} for source in SOURCES}
         results = {}
         for repeat in range(args.repeats):
@@ -129,20 +134,23 @@ def main() -> None:
         ),
     }
     print(
-        f"{'document':45} {'page':>4} {'auto':>5} {'pdf s':>7} {'ocr s':>7} {'auto s':>7} {'CER':>6}"
+        f"{'document':45} {'page':>4} {'auto':>5} {'pdf s':>7} {'ocr s':>7} {'auto s':>7} "
+        f"{'CER':>6}"
     )
     for row in rows:
         cer = "" if row["cer_ocr_vs_layer"] is None else f"{row['cer_ocr_vs_layer']:.3f}"
         print(
             f"{row['doc_id'][:45]:45} {row['page']:>4} {row['auto_source']:>5} "
-            f"{row['pdf_seconds']:>7.3f} {row['ocr_seconds']:>7.3f} {row['auto_seconds']:>7.3f} {cer:>6}"
+            f"{row['pdf_seconds']:>7.3f} {row['ocr_seconds']:>7.3f} "
+            f"{row['auto_seconds']:>7.3f} {cer:>6}"
         )
     print(json.dumps(summary, indent=1))
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(
         json.dumps(
             {
-                "command": f"PYTHONPATH=src python benchmarks/text_stage.py --dpi {args.dpi} --repeats {args.repeats}",
+                "command": "PYTHONPATH=src python benchmarks/text_stage.py "
+                f"--dpi {args.dpi} --repeats {args.repeats} --max-pages {args.max_pages}",
                 "machine": {
                     "cpus": os.cpu_count(),
                     "python": platform.python_version(),

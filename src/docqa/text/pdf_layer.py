@@ -176,5 +176,6 @@ def _add_word(word: list[tuple[str, Box, int]], own: Frame, out: PdfPageText) ->
             100.0,
             round(size, 1),
             max(w for _, _, w in word) >= BOLD_WEIGHT,
+            own.rotation != out.frame.rotation,
         )
     )

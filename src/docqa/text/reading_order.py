@@ -15,7 +15,8 @@ Three steps, all on word boxes in page pixels:
 3. **Lines and blocks.** In each region, runs that overlap vertically form a row (anchored on its
    topmost run so rows do not chain down the page); a row splits where two runs are more than
    ``MAX_LINE_GAP`` heights apart. Lines read top to bottom in a region, regions in cut order
-   (top band first, left column first). A block is a stretch of lines of one region without a
+   (top band first, left column first); words turned another way than the page's text (a
+   vertical stamp) are lines of their own at the end. A block is a stretch of lines of one region without a
    vertical gap over ``BLOCK_GAP`` line heights or a jump in text size.
 """
 
@@ -32,7 +33,7 @@ BAND_GAP = 1.5
 MIN_GUTTER = 0.8
 LOOSE_GUTTER = 3.0
 PROSE_WIDTH = 8.0
-MIN_PROSE_RUNS = 3
+MIN_PROSE_RUNS = 2
 MAX_BRIDGES = 3
 # Two runs of a row join into one line when the gap between them is at most this many word
 # heights. Measured on matplotlib slides at 200 dpi: the cells of a table row are 6-10 heights
@@ -78,7 +79,9 @@ def read_lines(words: list[Word]) -> list[Line]:
     if not words:
         return []
     lines = []
-    for number, region in enumerate(regions(runs(words))):
+    upright = [word for word in words if not word.turned]
+    number = -1
+    for number, region in enumerate(regions(runs(upright)) if upright else []):
         for row in _rows(region):
             row.sort(key=lambda run: run[0].box[0])
             current, cells = list(row[0]), 1
@@ -90,6 +93,11 @@ def read_lines(words: list[Word]) -> list[Line]:
                 current.extend(run)
                 cells += 1
             lines.append(Line(current, number, cells))
+    # words that run another way than the page (a vertical stamp in the margin) are lines of
+    # their own, after the page's text, top to bottom
+    for word in sorted((w for w in words if w.turned), key=lambda w: (w.box[1], w.box[0])):
+        number += 1
+        lines.append(Line([word], number))
     return lines
 
 

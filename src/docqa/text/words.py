@@ -22,6 +22,7 @@ class Word:
     conf: float = 100.0
     size: float = 0.0
     bold: bool = False
+    turned: bool = False  # runs another way than the page's text (a vertical margin stamp)
 
     @property
     def height(self) -> float:
