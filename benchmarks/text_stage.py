@@ -123,6 +123,9 @@ def main() -> None:
         "all_pages": len(seconds["auto"]),
         "pages_per_s_born_digital": {s: round(rate(s, born_digital), 2) for s in SOURCES},
         "auto_pages_per_s_all_pages": round(rate("auto", list(seconds["auto"])), 2),
+        "auto_over_ocr_median_page": round(
+            float(np.median([seconds["ocr"][k] / seconds["auto"][k] for k in born_digital])), 1
+        ),
         "auto_over_ocr_born_digital": round(
             rate("auto", born_digital) / rate("ocr", born_digital), 1
         ),

@@ -262,3 +262,22 @@ def test_two_columns_with_aligned_rows_are_never_joined() -> None:
         assert len({token[:2] for token in line.split()}) == 1, line  # one column per line
     assert lines[1].startswith("c0r0") and lines[7].startswith("c1r0")  # left column first
     assert lines[13:] == ["t0c0 t0c1 t0c2", "t1c0 t1c1 t1c2", "t2c0 t2c1 t2c2"]
+
+
+def test_a_folder_of_page_images_is_read_by_ocr_and_says_why(
+    rendered: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "deck-images"
+    folder.mkdir()
+    first = Page.from_dict(next(read_jsonl(rendered)))
+    shutil.copy(first.image, folder / "slide-1.png")
+    documents = tmp_path / "documents.jsonl"
+    write_jsonl(documents, [{"doc_id": "images", "path": str(folder)}])
+    render_dataset(documents, tmp_path / "pages")
+    out = tmp_path / "elements.jsonl"
+    text_dataset(documents, tmp_path / "pages" / "pages.jsonl", out, workers=1, source="auto")
+    (row,) = read_jsonl(out)
+    assert row["pages"] == [
+        {"page": 0, "source": "ocr", "reason": "the document is a folder of page images"}
+    ]
+    assert "Revenue" in load_page_texts(out, tmp_path / "pages" / "pages.jsonl")["images"][0]

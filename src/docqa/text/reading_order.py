@@ -16,8 +16,8 @@ Three steps, all on word boxes in page pixels:
    topmost run so rows do not chain down the page); a row splits where two runs are more than
    ``MAX_LINE_GAP`` heights apart. Lines read top to bottom in a region, regions in cut order
    (top band first, left column first); words turned another way than the page's text (a
-   vertical stamp) are lines of their own at the end. A block is a stretch of lines of one region without a
-   vertical gap over ``BLOCK_GAP`` line heights or a jump in text size.
+   vertical stamp) are lines of their own at the end. A block is a stretch of lines of one
+   region without a vertical gap over ``BLOCK_GAP`` line heights or a jump in text size.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ MIN_GUTTER = 0.8
 LOOSE_GUTTER = 3.0
 PROSE_WIDTH = 8.0
 MIN_PROSE_RUNS = 2
-MAX_BRIDGES = 3
+MAX_BRIDGE_SHARE = 0.15
 # Two runs of a row join into one line when the gap between them is at most this many word
 # heights. Measured on matplotlib slides at 200 dpi: the cells of a table row are 6-10 heights
 # apart, the category labels under a 3-bar chart 12, a text column and a chart beside it 19-22.
@@ -156,9 +156,11 @@ def _bridged_bands(page_runs: list[Run], height: float) -> list[list[Run]]:
     """Bands around the few runs that cross an otherwise clean gutter between two prose
     columns (a footer line, a wide equation, a full-width heading set close to the text).
 
-    A strip at least ``MIN_GUTTER`` heights wide that at most ``MAX_BRIDGES`` runs cross, with
-    prose on both sides, is a gutter; the region is cut into bands above, at and below each
-    crossing run, and each band is then cut into its columns as usual.
+    A strip at least ``MIN_GUTTER`` heights wide that at most ``MAX_BRIDGE_SHARE`` of the runs
+    cover (lines that run into a narrow gutter, a table under two columns), with prose on both
+    sides, is a gutter; when no run crosses it the columns part at its middle, else the region
+    is cut into bands above, at and below each crossing run, and each band is then cut into
+    its columns as usual.
     """
     left_edge = int(min(run.box[0] for run in page_runs))
     right_edge = int(max(run.box[2] for run in page_runs)) + 1
@@ -167,7 +169,7 @@ def _bridged_bands(page_runs: list[Run], height: float) -> list[list[Run]]:
         box = run.box
         counts[int(box[0]) - left_edge] += 1
         counts[int(box[2]) + 1 - left_edge] -= 1
-    limit = max(1, min(MAX_BRIDGES, len(page_runs) // 50))
+    limit = max(1, int(MAX_BRIDGE_SHARE * len(page_runs)))
     covered, strip_start = 0, None
     for offset, change in enumerate(counts):
         covered += change
@@ -189,6 +191,12 @@ def _bands_at_bridges(page_runs: list[Run], x0: float, x1: float, height: float)
     if not (_prose(left, height) and _prose(right, height)):
         return []
     bridges = [run for run in page_runs if run.box[0] < x0 and run.box[2] > x1]
+    if not bridges:  # a gutter narrowed by ragged line ends: the columns part at its middle
+        middle = (x0 + x1) / 2
+        return [
+            [run for run in page_runs if (run.box[0] + run.box[2]) / 2 < middle],
+            [run for run in page_runs if (run.box[0] + run.box[2]) / 2 >= middle],
+        ]
     cuts: list[tuple[float, float]] = []  # the rows the bridges sit on, top to bottom
     for box in sorted(run.box for run in bridges):
         if cuts and box[1] < cuts[-1][1]:
