@@ -281,3 +281,14 @@ def test_a_folder_of_page_images_is_read_by_ocr_and_says_why(
         {"page": 0, "source": "ocr", "reason": "the document is a folder of page images"}
     ]
     assert "Revenue" in load_page_texts(out, tmp_path / "pages" / "pages.jsonl")["images"][0]
+
+
+def test_a_dataset_sets_its_own_text_source_over_the_default() -> None:
+    from docqa.runtime.workflow import text_settings
+
+    config = {
+        "text": {"source": "auto", "psm": 11, "lang": "eng"},
+        "datasets": {"papers": {"text": {"source": "pdf"}}, "slides": {}},
+    }
+    assert text_settings(config, "papers") == {"source": "pdf", "psm": 11, "lang": "eng"}
+    assert text_settings(config, "slides") == config["text"]
