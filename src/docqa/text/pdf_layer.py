@@ -116,7 +116,7 @@ def _read_words(textpage: pdfium.PdfTextPage, transform: Transform, out: PdfPage
         if pdfium_c.FPDFText_IsHyphen(raw, i) == 1 or code == 0x02:
             code = 0x2D
         angle = pdfium_c.FPDFText_GetCharAngle(raw, i)
-        if abs(angle) < 0.01 or angle < 0:
+        if angle < 0 or min(angle, 2 * math.pi - angle) < 0.01:  # -1: pdfium could not tell
             pdfium_c.FPDFText_GetLooseCharBox(raw, i, rect)
             box = transform.box(rect.left, rect.bottom, rect.right, rect.top)
             angle = 0.0
