@@ -15,6 +15,7 @@ from pathlib import Path
 import pytesseract
 
 from docqa.core.element import Element
+from docqa.text.elements import page_elements
 from docqa.text.words import Word
 
 
@@ -49,6 +50,4 @@ def ocr_page(
     image: str | Path, doc_id: str, page: int, dpi: int, psm: int = 11, lang: str = "eng"
 ) -> list[Element]:
     """OCR one page image: its words, lines and blocks in reading order (source "ocr")."""
-    from docqa.text.elements import page_elements
-
     return page_elements(doc_id, page, ocr_words(image, dpi, psm, lang), "ocr")
