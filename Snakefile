@@ -17,7 +17,7 @@ container: config.get("container_image", "docqa.sif")
 include: "rules/common.smk"
 include: "rules/data.smk"
 include: "rules/render.smk"
-include: "rules/ocr.smk"
+include: "rules/text.smk"
 include: "rules/index.smk"
 include: "rules/knowledge.smk"
 include: "rules/infer.smk"

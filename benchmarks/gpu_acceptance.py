@@ -209,7 +209,7 @@ INPUT_FILES = {
     "questions": "data/questions.jsonl",
     "pages": "pages/pages.jsonl",
     "overviews": "pages/overviews.jsonl",
-    "elements": "ocr/elements.jsonl",
+    "elements": "text/elements.jsonl",
 }
 #: the fields of each file that hold paths
 PATH_FIELDS = {"documents": ("path",), "pages": ("image", "thumbnail"), "overviews": ("image",)}
@@ -217,13 +217,13 @@ MANIFEST = "inputs.json"
 
 
 def prepare_inputs(folder: Path, decks: int, slides: list[int], questions: int, dpi: int) -> None:
-    """synthslides decks, rendered, OCRed and indexed with bm25 by docqa's own stages (needs
-    tesseract and the whole of docqa: a CPU machine). Paths in the files are made relative to
+    """synthslides decks, rendered, their text read and indexed with bm25 by docqa's own stages
+    (needs tesseract and the whole of docqa: a CPU machine). Paths in the files are made relative to
     ``folder``, so that it can be carried to another machine."""
     from docqa.datasets import DATASETS
     from docqa.stages.index import build_indexes
-    from docqa.stages.ocr import ocr_dataset
     from docqa.stages.render import render_dataset
+    from docqa.stages.text import text_dataset
 
     folder = folder.resolve()
     if folder.exists() and any(folder.iterdir()):
@@ -238,7 +238,12 @@ def prepare_inputs(folder: Path, decks: int, slides: list[int], questions: int, 
     options = {"seed": 0, "decks": decks, "slides_per_deck": slides}
     DATASETS.get("synthslides")(folder / "data", {**options, "questions_per_deck": questions})
     render_dataset(folder / INPUT_FILES["documents"], folder / "pages", dpi=dpi)
-    ocr_dataset(folder / INPUT_FILES["pages"], folder / INPUT_FILES["elements"], workers=2)
+    text_dataset(
+        folder / INPUT_FILES["documents"],
+        folder / INPUT_FILES["pages"],
+        folder / INPUT_FILES["elements"],
+        workers=2,
+    )
     build_indexes(
         {"type": "bm25"},
         folder / INPUT_FILES["pages"],
@@ -296,7 +301,7 @@ def load_inputs(folder: Path, work: Path) -> Inputs:
         shutil.copyfile(folder / relative, files[name])
         if name in PATH_FIELDS:
             _rewrite_paths(files[name], PATH_FIELDS[name], lambda p: str(folder / p))
-    from docqa.stages.ocr import load_page_texts
+    from docqa.stages.text import load_page_texts
 
     texts = load_page_texts(files["elements"], files["pages"])
     questions = [Question.from_dict(row) for row in read_jsonl(files["questions"])]

@@ -6,7 +6,7 @@
 #                 scipy, matplotlib, tqdm, pyyaml, psutil, safetensors, accelerate; no network):
 #                   bitsandbytes  nf4/int8 loading (docqa.backends.quantization)
 #                   pypdfium2     DocPilot's Focus crops (docqa.methods.docpilot.crops)
-#                   pytesseract   imported by docqa.stages.ocr and DocPilot's Focus (never run on a VLM)
+#                   pytesseract   imported by docqa.text.ocr and DocPilot's Focus (never run on a VLM)
 #                   bm25s         the bm25 retriever the methods rank pages with
 #                 (their own requirements — torch, numpy, packaging, pillow, scipy — are there)
 #   .gpu-inputs/  synthslides decks rendered, OCRed and indexed by docqa's own stages

@@ -2,7 +2,7 @@
 
 The four variants run side by side in one process, interleaved repeat by repeat (the order
 rotates each repeat) so that load from elsewhere on a shared machine hits them alike. Each
-variant OCRs the same pages with ``docqa.stages.ocr.ocr_page`` (tesseract ``--psm 11 --dpi DPI``)
+variant OCRs the same pages with ``docqa.text.ocr.ocr_page`` (tesseract ``--psm 11 --dpi DPI``)
 in a ``multiprocessing.Pool``; the pool is started before the clock starts. Besides wall time it
 reports the CPU seconds tesseract used per page, which other load on the machine hardly changes.
 
@@ -31,8 +31,8 @@ from docqa.core.document import Page
 from docqa.core.jsonl import read_jsonl
 from docqa.datasets.synthslides.deck import make_deck
 from docqa.datasets.synthslides.pdf import write_deck_pdf
-from docqa.stages.ocr import ocr_page
 from docqa.stages.render import render_dataset
+from docqa.text.ocr import ocr_page
 
 RESULTS = Path(__file__).parent / "results" / "ocr_throughput.json"
 # (OMP_THREAD_LIMIT in the workers, None = unset; worker processes)

@@ -16,6 +16,7 @@ from docqa.runtime.workflow import (
     shard_counts,
     shard_files,
     sharded_runs_pattern,
+    text_settings as _text_settings,
     top_k_series,
 )
 
@@ -85,6 +86,10 @@ def model_config(wildcards):
     return config["models"][wildcards.model]
 
 
+def text_settings(dataset):
+    return _text_settings(config, dataset)
+
+
 def retriever_config(wildcards):
     return config["retrievers"][wildcards.retriever]
 
@@ -134,7 +139,7 @@ def recall_files():
 
 def failure_files():
     datasets = dict.fromkeys(d for d, _, _ in GRID)
-    return [f"results/{stage}/{d}/failures.jsonl" for d in datasets for stage in ("pages", "ocr")]
+    return [f"results/{stage}/{d}/failures.jsonl" for d in datasets for stage in ("pages", "text")]
 
 
 def report_outputs():

@@ -8,7 +8,7 @@ rule build_index:
     input:
         questions="results/data/{dataset}/questions.jsonl",
         pages="results/pages/{dataset}/pages.jsonl",
-        elements="results/ocr/{dataset}/elements.jsonl",
+        elements="results/text/{dataset}/elements.jsonl",
         fused=lambda w: [
             f"results/index/{w.dataset}/{name}/docs"
             for name in fused_entries(config["retrievers"], w.retriever)

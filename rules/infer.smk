@@ -22,7 +22,7 @@ rule infer:
         pages="results/pages/{dataset}/pages.jsonl",
         overviews="results/pages/{dataset}/overviews.jsonl",
         failures="results/pages/{dataset}/failures.jsonl",
-        elements="results/ocr/{dataset}/elements.jsonl",
+        elements="results/text/{dataset}/elements.jsonl",
         model="results/models/{model}",
         role_models=method_role_model_dirs,
         knowledge=method_knowledge,

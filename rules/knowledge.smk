@@ -6,7 +6,7 @@ rule build_knowledge:
     input:
         documents="results/data/{dataset}/documents.jsonl",
         pages="results/pages/{dataset}/pages.jsonl",
-        elements="results/ocr/{dataset}/elements.jsonl",
+        elements="results/text/{dataset}/elements.jsonl",
         model="results/models/{model}",
     output:
         directory("results/knowledge/{dataset}/{model}"),

@@ -49,7 +49,7 @@ def test_dry_run_of_the_default_config_plans_every_stage(tmp_path: Path) -> None
     for rule in (
         "prepare_dataset",
         "render_pages",
-        "ocr_pages",
+        "text_pages",
         "build_index",
         "prepare_model",
         "infer",

@@ -1,16 +1,16 @@
 """``docqa ask DOCUMENT... "QUESTION"``: one question about your own document, no config to write.
 
-An entry point, not a stage: it chains the functions the DAG's rules call (render, OCR, index,
+An entry point, not a stage: it chains the functions the DAG's rules call (render, text, index,
 SlideAgent's knowledge when the method reads one, infer), so an answer here is the answer the
 pipeline would give, with the same method, model, prompts and response cache. It lives at the
 top of the package beside :mod:`docqa.cli`, as the second way in.
 
 Each document is prepared once under ``results/ask/<content hash>/`` (the first 16 hex digits
 of the SHA-256 of its bytes; a folder of page images hashes its file names and bytes): ``data/``
-(a copy of the document and its ``documents.jsonl``), ``pages/``, ``ocr/``, ``index/<retriever>``
+(a copy of the document and its ``documents.jsonl``), ``pages/``, ``text/``, ``index/<retriever>``
 and ``knowledge/<model>``. ``stages.json`` records the settings each stage ran with: a second
 question about the same file skips every stage whose settings are unchanged, so it neither
-renders nor OCRs again. Each question is run under
+renders nor reads its text again. Each question is run under
 ``questions/<method>/<model>/<question hash>/``: ``questions.jsonl``, ``predictions.jsonl`` and
 ``trace.html``. A model that is not prepared yet is prepared into ``results/models/<name>/``
 first, as the DAG's ``prepare_model`` rule does (the embedded default: about 2 minutes, once).
@@ -130,7 +130,7 @@ def load_config(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise AskError(f"config {path} not found: run docqa ask in the repository, or --config")
     config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    for section in ("methods", "models", "retrievers", "render", "ocr", "cache"):
+    for section in ("methods", "models", "retrievers", "render", "text", "cache"):
         if section not in config:
             raise AskError(f"config {path} has no '{section}:' section")
     return config
@@ -178,10 +178,10 @@ def ask(path: Path, question: str, config: dict[str, Any], method: str, model: s
 
     method_config = config["methods"][method]
     retrievers = _retrievers(config, method_config)
-    pages_dir, ocr_dir = cache / "pages", cache / "ocr"
+    pages_dir, text_dir = cache / "pages", cache / "text"
     _render(stages, documents, pages_dir, config["render"])
-    _ocr(stages, pages_dir, ocr_dir, config["ocr"])
-    index_dirs = _index(stages, cache, retrievers, pages_dir, ocr_dir)
+    _page_text(stages, documents, pages_dir, text_dir, config["text"])
+    index_dirs = _index(stages, cache, retrievers, pages_dir, text_dir)
     folders = {
         name: _model_folder(name, config["models"][name]) for name in _models(config, method, model)
     }
@@ -206,7 +206,7 @@ def ask(path: Path, question: str, config: dict[str, Any], method: str, model: s
         documents=documents,
         pages=pages_dir / "pages.jsonl",
         overviews=pages_dir / "overviews.jsonl",
-        elements=ocr_dir / "elements.jsonl",
+        elements=text_dir / "elements.jsonl",
         index_dirs=index_dirs,
         failures=pages_dir / "failures.jsonl",
         method_config=method_config,
@@ -287,24 +287,30 @@ def _render(stages: _Stages, documents: Path, out: Path, settings: dict[str, Any
         raise AskError(f"{failed[0].error}; {failed[0].fix}")
 
 
-def _ocr(stages: _Stages, pages: Path, out: Path, settings: dict[str, Any]) -> None:
+def _page_text(
+    stages: _Stages, documents: Path, pages: Path, out: Path, settings: dict[str, Any]
+) -> None:
+    """The page text (rule text_pages): the PDF's text layer, tesseract where a page has none."""
     from docqa.core.failures import read_failures
-    from docqa.stages.ocr import ocr_dataset
+    from docqa.stages.text import text_dataset
 
     def work() -> None:
-        ocr_dataset(
+        text_dataset(
+            documents,
             pages / "pages.jsonl",
             out / "elements.jsonl",
             workers=os.cpu_count() or 1,
+            source=settings["source"],
             psm=settings["psm"],
             lang=settings["lang"],
             failures=out / "failures.jsonl",
         )
 
-    stages.run("ocr", {**settings, "render": stages.done["render"]}, [out / "elements.jsonl"], work)
+    done = {**settings, "render": stages.done["render"]}
+    stages.run("text", done, [out / "elements.jsonl"], work)
     failed = read_failures(out / "failures.jsonl")
-    if failed:
-        raise AskError(f"OCR failed: {failed[0].error}; {failed[0].fix}")
+    if failed:  # the question is still asked: the other pages (and the page images) remain
+        log.warning("text: %d page(s) without text, first: %s", len(failed), failed[0].error)
 
 
 def _index(
@@ -312,7 +318,7 @@ def _index(
     cache: Path,
     retrievers: dict[str, dict[str, Any]],
     pages: Path,
-    ocr: Path,
+    text: Path,
 ) -> dict[str, Path]:
     """The index of each retriever the method uses (a hybrid's components first)."""
     from docqa.runtime.workflow import fused_entries
@@ -329,9 +335,9 @@ def _index(
         def work(entry: dict[str, Any] = entry, docs: Path = docs) -> None:
             if docs.exists():
                 shutil.rmtree(docs)
-            build_indexes(entry, pages / "pages.jsonl", ocr / "elements.jsonl", docs)
+            build_indexes(entry, pages / "pages.jsonl", text / "elements.jsonl", docs)
 
-        stages.run(f"index/{name}", {"entry": entry, "ocr": stages.done["ocr"]}, [docs], work)
+        stages.run(f"index/{name}", {"entry": entry, "text": stages.done["text"]}, [docs], work)
         dirs[name] = docs
     return dirs
 
@@ -355,7 +361,7 @@ def _knowledge(
         build_dataset_knowledge(
             documents=cache / "data" / "documents.jsonl",
             pages=cache / "pages" / "pages.jsonl",
-            elements=cache / "ocr" / "elements.jsonl",
+            elements=cache / "text" / "elements.jsonl",
             model_name=model,
             model=ModelSpec({**config["models"][model], **threads}, folder),
             settings=config.get("knowledge", {}),

@@ -24,8 +24,8 @@ from docqa.core.document import Document, Page
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods.base import DocumentEnv, Method, Models
-from docqa.stages.ocr import ocr_page
 from docqa.stages.render import render_document
+from docqa.text.ocr import ocr_page
 
 RENDER_DPI = 60
 DRAW_DPI = 200  # the PDF's pages are 8 x 4.5 inches drawn at this resolution

@@ -93,3 +93,9 @@ __all__ = [
     "top_k_series",
     "wants_gpu",
 ]
+
+
+def text_settings(config: dict[str, Any], dataset: str) -> dict[str, Any]:
+    """The text stage's settings for ``dataset``: the top-level ``text`` block with the
+    dataset's own ``text`` entries (its source, above all) laid over it."""
+    return {**config["text"], **config["datasets"][dataset].get("text", {})}

@@ -29,8 +29,8 @@ from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.retrievers import RETRIEVERS
 from docqa.runtime.checkpoint import Checkpoint, fingerprint
-from docqa.stages.ocr import load_page_texts
 from docqa.stages.shards import Shard
+from docqa.stages.text import load_page_texts
 
 log = logging.getLogger(__name__)
 

@@ -34,7 +34,7 @@ from docqa.methods.docpilot.extract import facts_as_evidence, record_facts
 from docqa.methods.docpilot.parsing import first_json
 from docqa.methods.docpilot.prompts import FACTS_STOP, FOCUS_PLANNER, FOCUS_READER, FOCUS_STOP
 from docqa.methods.docpilot.tools import run_tool
-from docqa.stages.ocr import ocr_page
+from docqa.text.ocr import ocr_page
 
 PLAN_TOKENS = 96
 READ_TOKENS = 160

@@ -1,0 +1,10 @@
+"""Page text: words with boxes from the PDF's text layer or tesseract, in a reading order that
+keeps columns apart, grouped into lines and blocks with a layout kind.
+
+One module one job: :mod:`~docqa.text.words` (the word both sources produce),
+:mod:`~docqa.text.pdf_layer` (pypdfium2's text layer), :mod:`~docqa.text.ocr` (tesseract),
+:mod:`~docqa.text.quality` (is a text layer usable), :mod:`~docqa.text.reading_order`
+(columns, rows, lines, blocks), :mod:`~docqa.text.kinds` (layout kinds),
+:mod:`~docqa.text.document` (one page / one document, any source). The dataset stage is
+:mod:`docqa.stages.text`.
+"""

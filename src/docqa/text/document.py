@@ -1,0 +1,162 @@
+"""The text of one page and of one document, from the source a dataset asks for.
+
+``source``: ``pdf`` reads the PDF's text layer, ``ocr`` runs tesseract on the rendered page
+image, ``auto`` reads the text layer where a page has a usable one (:mod:`docqa.text.quality`)
+and OCRs the page where not. The choice is made and recorded per page, so a PDF with some
+scanned pages works, and a folder of page images (no PDF) is OCRed page by page. With
+``pdf``, a page whose layer is unusable is still OCRed (and says so): an empty page is never
+passed off as read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pypdfium2 as pdfium
+import pytesseract
+
+from docqa.core.document import Document, Page
+from docqa.core.element import Element
+from docqa.core.failures import Failure
+from docqa.text.elements import page_elements
+from docqa.text.ocr import ocr_words
+from docqa.text.pdf_layer import page_text
+from docqa.text.quality import unusable_reason
+
+STAGE = "text"
+SOURCES = ("auto", "pdf", "ocr")
+
+
+@dataclass
+class PageText:
+    """One page's elements and where they came from: ``source`` "pdf" or "ocr" ("" when
+    neither could read the page), ``reason`` why (empty when the text layer was used as asked)."""
+
+    page: int
+    source: str
+    reason: str
+    elements: list[Element] = field(default_factory=list)
+    failure: Failure | None = None
+
+    def record(self) -> dict[str, Any]:
+        return {"page": self.page, "source": self.source, "reason": self.reason}
+
+
+@dataclass
+class DocumentText:
+    """A document's elements (by page, then words, lines, blocks in reading order), its
+    per-page source records, and the pages that no source could read."""
+
+    doc_id: str
+    pages: list[PageText]
+
+    @property
+    def elements(self) -> list[Element]:
+        return [element for page in self.pages for element in page.elements]
+
+    @property
+    def failures(self) -> list[Failure]:
+        return [page.failure for page in self.pages if page.failure]
+
+    def row(self) -> dict[str, Any]:
+        """The stage's output row for this document."""
+        return {
+            "doc_id": self.doc_id,
+            "elements": [element.to_dict() for element in self.elements],
+            "pages": [page.record() for page in self.pages],
+        }
+
+
+def text_document(
+    document: Document, pages: list[Page], source: str = "auto", psm: int = 11, lang: str = "eng"
+) -> DocumentText:
+    """Elements of every page of ``document`` (rendered as ``pages``). Never raises for a bad
+    page: a page neither source can read has no elements and a ``failure``."""
+    pdf = PdfCache()
+    try:
+        return DocumentText(
+            document.doc_id,
+            [text_page(document.path, page, source, psm, lang, pdf) for page in pages],
+        )
+    finally:
+        pdf.close()
+
+
+class PdfCache:
+    """The open PDF of the last document asked for (pages of a document come in a row)."""
+
+    def __init__(self) -> None:
+        self.path = ""
+        self.pdf: pdfium.PdfDocument | None = None
+        self.error = ""
+
+    def get(self, path: str) -> tuple[pdfium.PdfDocument | None, str]:
+        if path != self.path:
+            self.close()
+            self.path = path
+            try:
+                if Path(path).is_dir():
+                    self.error = "the document is a folder of page images"
+                else:
+                    self.pdf = pdfium.PdfDocument(path)
+            except (pdfium.PdfiumError, OSError) as error:
+                self.error = f"the PDF cannot be opened ({error})"
+        return self.pdf, self.error
+
+    def close(self) -> None:
+        if self.pdf is not None:
+            self.pdf.close()
+        self.pdf, self.error = None, ""
+
+
+def text_page(
+    doc_path: str, page: Page, source: str, psm: int, lang: str, cache: PdfCache
+) -> PageText:
+    """One page's text from ``source`` (see the module docstring)."""
+    if source not in SOURCES:
+        raise ValueError(f"text source {source!r} is not one of {SOURCES}; fix the config")
+    reason = "source: ocr" if source == "ocr" else ""
+    if source != "ocr":
+        pdf, error = cache.get(doc_path)
+        if pdf is None:
+            reason = error
+        else:
+            try:
+                layer = page_text(pdf, page.index, page.width, page.height)
+            except pdfium.PdfiumError as error:
+                reason = f"pdfium could not read the page's text ({error})"
+            else:
+                reason = unusable_reason(layer)
+                if not reason:
+                    elements = page_elements(
+                        page.doc_id,
+                        page.index,
+                        layer.words,
+                        "pdf",
+                        page.height,
+                        layer.images,
+                        layer.frame,
+                    )
+                    return PageText(page.index, "pdf", "", elements)
+    try:
+        words = ocr_words(page.image, page.dpi, psm, lang)
+    except pytesseract.TesseractError as error:
+        return PageText(
+            page.index,
+            "",
+            reason,
+            failure=Failure(
+                stage=STAGE,
+                doc_id=page.doc_id,
+                path=page.image,
+                error=f"page {page.index} (0-based): "
+                + (f"{reason}, and " if reason and source != "ocr" else "")
+                + "tesseract could not read the page image: "
+                + " ".join(str(error.message).split()),
+                fix="the page image is missing or damaged: rerun the render stage for it",
+            ),
+        )
+    elements = page_elements(page.doc_id, page.index, words, "ocr", page.height)
+    return PageText(page.index, "ocr", reason, elements)
