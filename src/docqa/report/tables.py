@@ -19,6 +19,7 @@ COLUMNS = (
     "model",
     "questions",
     "errors",
+    "infra errors",
     "missing",
     "Num",
     "F1",
@@ -39,10 +40,11 @@ SCORE_FIELDS = {
     "page precision": "page_precision",
 }
 HIGHER_IS_BETTER = ("Num", "F1", "Overall", "page recall", "page precision")
-LOWER_IS_BETTER = ("errors", "missing", "calls/question", "seconds/question")
+LOWER_IS_BETTER = ("errors", "infra errors", "missing", "calls/question", "seconds/question")
 DECIMALS = {
     "questions": 0,
     "errors": 0,
+    "infra errors": 0,
     "missing": 0,
     **{column: 1 for column in SCORE_FIELDS},
     "calls/question": 2,
@@ -130,6 +132,8 @@ def _row(scores: Scores, p_value: str) -> dict[str, Any]:
         "model": scores.model,
         "questions": questions,
         "errors": int(summary["errors"]),
+        # of the errors, those of the infrastructure (server, key, cache, memory)
+        "infra errors": int(summary.get("infrastructure_errors", 0)),
         "missing": int(summary["missing"]),
         **{column: _number(summary.get(field)) for column, field in SCORE_FIELDS.items()},
         CI_COLUMN: headline_interval(scores),
