@@ -41,8 +41,8 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence, TypeVar
 
 from docqa.backends.base import Backend
 from docqa.backends.cache import ResponseCache
-from docqa.backends.errors import INFRASTRUCTURE
 from docqa.backends.client import ModelClient
+from docqa.backends.errors import INFRASTRUCTURE
 from docqa.core.jsonl import read_jsonl
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
