@@ -142,6 +142,16 @@ def test_under_the_threshold_infrastructure_errors_are_recorded_and_counted_apar
     assert all(row["error_kind"] == INFRASTRUCTURE for row in predictions)
     assert all("no answer from" in row["error"] for row in predictions)
 
+    from docqa.report.tables import results_table
+    from docqa.stages.score import score_run, write_scores
+
+    meta = {"dataset": "synthetic", "method": "oracle_pages", "model": "served"}
+    scores = score_run(files["questions"], out, "slideagent", {}, meta)
+    assert scores["summary"]["errors"] == scores["summary"]["infrastructure_errors"] == 4
+    write_scores(scores, tmp_path / "scores.json")
+    (row,) = results_table([tmp_path / "scores.json"], []).to_dict("records")
+    assert (row["errors"], row["infra errors"]) == (4, 4)
+
 
 class Refusing(http.server.BaseHTTPRequestHandler):
     """A hosted model's answer to a wrong API key."""
@@ -257,3 +267,56 @@ def test_a_kept_checkpoint_outlives_finish_and_runs_with_other_settings(tmp_path
     again = Checkpoint(out, "good settings", key="question_id", keep=True)
     assert again.done("q1") and again.partial.parent == tmp_path / "checkpoints"
     assert again.finish(["q1"]) == [{"question_id": "q1", "answer": "42"}]
+
+
+def test_a_question_about_a_missing_document_says_why_and_the_report_lists_it(
+    tiny: Path, tmp_path: Path
+) -> None:
+    files = dataset(tmp_path / "data")
+    rows = [json.loads(line) for line in files["questions"].read_text().splitlines()]
+    rows[1]["doc_id"] = "ghost"  # a document the dataset does not have
+    rows[2]["doc_id"] = "scan"  # a document whose render failed
+    write_jsonl(files["questions"], rows)
+    with files["documents"].open("a") as handle:
+        handle.write(json.dumps({"doc_id": "scan", "path": "scan.pdf", "num_pages": 1}) + "\n")
+    out = tmp_path / "runs" / "synthetic" / "oracle_pages" / "tiny" / "predictions.jsonl"
+    out.parent.mkdir(parents=True)
+    failure = {
+        "stage": "render",
+        "doc_id": "scan",
+        "path": "scan.pdf",
+        "error": "the PDF is encrypted with a password",
+        "fix": "remove the password",
+    }
+    (tmp_path / "pages" / "synthetic").mkdir(parents=True)
+    failures = write_jsonl(tmp_path / "pages" / "synthetic" / "failures.jsonl", [failure])
+    run_inference(
+        **files,
+        index_dirs={},
+        failures=failures,
+        method_config={"type": "oracle_pages", "max_new_tokens": 8},
+        retriever_configs={},
+        model=ModelSpec(ENTRY, tiny),
+        role_models={},
+        cache=tmp_path / "responses.sqlite",
+        out=out,
+    )
+    predictions = {row["question_id"]: row for row in map(json.loads, out.open())}
+    ghost, scan = predictions["q2"], predictions["q3"]
+    assert ghost["error_kind"] == scan["error_kind"] == "document"
+    assert "document ghost is not in the dataset" in ghost["error"]
+    assert "failures.jsonl" not in ghost["error"]  # no pointer to a file that does not name it
+    assert "document scan could not be read (render: the PDF is encrypted" in scan["error"]
+    assert "fix: remove the password" in scan["error"]
+
+    from docqa.report.tables import results_table, to_markdown
+    from docqa.stages.score import score_run, write_scores
+
+    meta = {"dataset": "synthetic", "method": "oracle_pages", "model": "tiny"}
+    scores = score_run(files["questions"], out, "slideagent", {}, meta)
+    assert scores["summary"]["errors"] == 2 and scores["summary"]["infrastructure_errors"] == 0
+    write_scores(scores, tmp_path / "scores.json")
+    footnote = to_markdown(results_table([tmp_path / "scores.json"], [failures]))
+    assert "- synthetic: 1 document failed and were skipped: scan" in footnote
+    assert "questions name 1 document(s) that the dataset does not have" in footnote
+    assert footnote.rstrip().endswith("ghost")

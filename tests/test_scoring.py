@@ -159,6 +159,8 @@ def test_per_question_rows(run: tuple[Path, Path]) -> None:
         "pred": "The revenue was 17,000.",
         "gold": "17k",
         "error": "",
+        "error_kind": "",
+        "doc_id": "d",
         "evidence_pages": [0, 1],
         "tags": {"kind": "chart", "evidence_sources": ["Chart"]},
     }

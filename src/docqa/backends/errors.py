@@ -19,6 +19,9 @@ import sqlite3
 INFRASTRUCTURE = "infrastructure"
 #: ``Prediction.error_kind`` of a question that failed because of its document or the method
 INPUT = "input"
+#: ``Prediction.error_kind`` of a question whose document has no pages: it failed to render or
+#: OCR, or the dataset does not have it (the report's footnote lists these documents)
+DOCUMENT = "document"
 
 
 class InfrastructureError(RuntimeError):

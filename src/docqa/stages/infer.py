@@ -28,7 +28,7 @@ from tqdm import tqdm
 from docqa.backends import create_backend
 from docqa.backends.cache import ResponseCache
 from docqa.backends.client import ModelClient
-from docqa.backends.errors import INFRASTRUCTURE, INPUT, error_kind
+from docqa.backends.errors import DOCUMENT, INFRASTRUCTURE, error_kind
 from docqa.core.document import Document, Page
 from docqa.core.element import Element
 from docqa.core.jsonl import read_jsonl
@@ -237,7 +237,7 @@ async def _answer_all(
                 env = store.env(question.doc_id, method.retrievers)
                 if env is None:
                     error = missing_document_error(question.doc_id, store, failures)
-                    return Prediction(question.question_id, "", error=error, error_kind=INPUT)
+                    return Prediction(question.question_id, "", error=error, error_kind=DOCUMENT)
                 return await method.answer(question, env, models)
             except Exception as error:
                 log.warning("question %s failed: %r", question.question_id, error)

@@ -239,6 +239,8 @@ def _score_question(
         "pred": scored_text(answered, prepared),
         "gold": question.answer,
         "error": MISSING if prediction is None else prediction.error,
+        "error_kind": "" if prediction is None else prediction.error_kind,
+        "doc_id": question.doc_id,
         "evidence_pages": question.evidence_pages,
         "tags": question.tags,
     }
