@@ -262,14 +262,21 @@ async def _answer_all(
 
 
 def missing_document_error(doc_id: str, store: DocumentStore, failures: Path) -> str:
-    """Why a question's document has no pages: the failure the render stage recorded for it,
-    or, when it recorded none, that the dataset has no such document or no pages of it."""
-    for row in read_jsonl(failures) if failures.exists() else ():
-        if row.get("doc_id") == doc_id:
-            return (
-                f"document {doc_id} could not be read ({row['stage']}: {row['error']}); "
-                f"fix: {row['fix']} (recorded in {failures})"
-            )
+    """Why a question's document has no pages: the failure that the render stage (``failures``)
+    or the OCR stage (its failures file beside the elements) recorded for it, or, when neither
+    did, that the dataset has no such document."""
+    ocr = store.elements_file.parent
+    for path in (
+        failures,
+        ocr / "failures.jsonl",
+        ocr / f"{store.elements_file.stem}.failures.jsonl",
+    ):
+        for row in read_jsonl(path) if path.exists() else ():
+            if row.get("doc_id") == doc_id:
+                return (
+                    f"document {doc_id} could not be read ({row['stage']}: {row['error']}); "
+                    f"fix: {row['fix']} (recorded in {path})"
+                )
     if doc_id not in store.documents:
         return (
             f"document {doc_id} is not in the dataset: the question names a document that "
@@ -277,8 +284,8 @@ def missing_document_error(doc_id: str, store: DocumentStore, failures: Path) ->
             "document) and rerun prepare_dataset"
         )
     return (
-        f"document {doc_id} has no rendered pages or OCR text, and {failures} records no "
-        "failure for it; rerun the render and OCR jobs of the dataset"
+        f"document {doc_id} has no rendered pages or OCR text, and no failures file records "
+        "it; rerun the render and OCR jobs of the dataset"
     )
 
 
