@@ -5,7 +5,10 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
+import yaml
+
 from docqa.runtime.workflow import (
+    check_options,
     check_references,
     experiment_grid,
     quantization_groups,
@@ -21,6 +24,8 @@ from docqa.runtime.workflow import (
 )
 
 
+# every entry's options against its registered type first: those messages name the entry and key
+check_options(config, yaml.safe_load((Path(workflow.basedir) / "config/config.schema.yaml").read_text()))
 validate(config, "../config/config.schema.yaml")
 check_references(config)
 

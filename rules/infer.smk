@@ -39,6 +39,9 @@ rule infer:
         dataset=lambda wildcards: config["datasets"][wildcards.dataset],
         manifests=lambda wildcards: download_manifests(config["datasets"], wildcards.dataset),
         cache=config["cache"],
+        # questions that may fail for an infrastructure reason (server, key, cache, memory)
+        # before the job fails instead of recording them (docqa.backends.errors)
+        max_infrastructure_errors=config.get("infer", {}).get("max_infrastructure_errors", 0),
     threads: model_threads
     resources:
         # the job takes this many GPUs of its own (docqa.runtime.gpu_lock); --resources gpu=N caps the sum

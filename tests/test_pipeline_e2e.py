@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -110,7 +111,9 @@ def test_a_killed_infer_job_resumes_without_loss_or_duplicates(finished_run: Pat
     before = [json.loads(line)["question_id"] for line in (work / RUN).open()]
     (work / RUN).unlink()
     (work / "results/cache/responses.sqlite").unlink()  # make the rerun do real work
-    partial = work / (RUN + ".partial")
+    checkpoints = (work / RUN).parent / "checkpoints"
+    shutil.rmtree(checkpoints)  # the finished run's kept checkpoint would answer everything
+    partial = None  # the checkpoint file of the rerun, named by its settings' fingerprint
     job = subprocess.Popen(
         [sys.executable, "-m", "snakemake", "--cores", "2", RUN],
         cwd=work,
@@ -120,10 +123,13 @@ def test_a_killed_infer_job_resumes_without_loss_or_duplicates(finished_run: Pat
     )
     deadline = time.time() + 600
     while time.time() < deadline and job.poll() is None:
-        if partial.exists() and len(partial.read_text().splitlines()) >= 4:  # header + 3 answers
+        written = sorted(checkpoints.glob("predictions-*.jsonl"))
+        if written and len(written[0].read_text().splitlines()) >= 4:  # header + 3 answers
+            partial = written[0]
             break
         time.sleep(0.2)
     assert job.poll() is None, "the job finished before it could be killed"
+    assert partial is not None
     os.killpg(job.pid, signal.SIGKILL)
     job.wait()
     done_before_kill = {
@@ -137,7 +143,8 @@ def test_a_killed_infer_job_resumes_without_loss_or_duplicates(finished_run: Pat
     assert result.returncode == 0, result.stderr[-3000:]
     after = [json.loads(line) for line in (work / RUN).open()]
     assert [row["question_id"] for row in after] == before
-    assert not partial.exists()
+    kept = [json.loads(line)["question_id"] for line in partial.read_text().splitlines()[1:]]
+    assert sorted(kept) == sorted(before)  # the checkpoint is kept, outside the outputs
     for row in after:
         if row["question_id"] in done_before_kill:
             assert row["answer"] == done_before_kill[row["question_id"]]

@@ -229,3 +229,83 @@ def test_a_corrupt_page_image_skips_its_document(tmp_path: Path) -> None:
     assert "no page image" in failures["empty"].error
     assert not (out / "bad").exists()  # nothing half-rendered is left
     assert [(p["doc_id"], p["index"]) for p in read_jsonl(out / "pages.jsonl")] == [("good", 0)]
+
+
+def write_huge_pdf(path: Path, points: float = 20000) -> Path:
+    """A PDF with one blank page of ``points`` x ``points`` points: at 200 dpi a bitmap of
+    55556 x 55556 pixels, 12 GB, if it were rendered as it says."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument.new()
+    pdf.new_page(points, points)
+    pdf.save(path)
+    return path
+
+
+def write_bomb_png(path: Path, side: int = 50000) -> Path:
+    """A real PNG file whose header declares ``side`` x ``side`` pixels (its pixel data is
+    cut short: no reader may get that far)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)  # 8-bit RGB
+    pixels = zlib.compress(b"\x00" + b"\xff" * 3 * 64)
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+    return path
+
+
+def test_an_oversized_pdf_page_is_rendered_at_the_dpi_that_fits_and_recorded(
+    tmp_path: Path,
+) -> None:
+    documents = write_documents(
+        tmp_path / "documents.jsonl",
+        {"poster": write_huge_pdf(tmp_path / "poster.pdf"), "ok": write_pdf(tmp_path / "ok.pdf")},
+    )
+    out = tmp_path / "pages"
+    render_dataset(documents, out, dpi=200, max_page_pixels=4_000_000)
+    assert read_failures(out / "failures.jsonl") == []
+    pages = {(row["doc_id"], row["index"]): row for row in read_jsonl(out / "pages.jsonl")}
+    poster = pages[("poster", 0)]
+    assert poster["width"] * poster["height"] <= 4_000_000
+    assert poster["width"] > 1000
+    assert poster["dpi"] == 7
+    with Image.open(poster["image"]) as image:
+        assert image.size == (poster["width"], poster["height"])
+    assert pages[("ok", 0)]["dpi"] == 200  # a page that fits keeps the dpi
+    rendered = {row["doc_id"]: row for row in read_jsonl(out / "rendered.jsonl")}
+    assert rendered["poster"]["scaled"] == [
+        {"page": 0, "from": [55556, 55556], "to": [poster["width"], poster["height"]]}
+    ]
+    assert "scaled" not in rendered["ok"]
+
+
+def test_page_images_over_the_cap_are_scaled_and_a_decompression_bomb_is_a_failure(
+    tmp_path: Path,
+) -> None:
+    large = tmp_path / "large"
+    large.mkdir()
+    Image.new("RGB", (3000, 2000), "white").save(large / "page-1.png", dpi=(300, 300))
+    bomb = tmp_path / "bomb"
+    bomb.mkdir()
+    Image.new("RGB", (300, 200), "white").save(bomb / "page-1.png")
+    write_bomb_png(bomb / "page-2.png")
+    documents = write_documents(tmp_path / "documents.jsonl", {"large": large, "bomb": bomb})
+    out = tmp_path / "pages"
+    render_dataset(documents, out, dpi=100, max_page_pixels=1_500_000)
+
+    (page,) = read_jsonl(out / "pages.jsonl")
+    assert page["doc_id"] == "large"
+    assert page["width"] * page["height"] <= 1_500_000
+    assert page["width"] == 1500
+    assert page["dpi"] == 150
+    (failure,) = read_failures(out / "failures.jsonl")
+    assert failure.doc_id == "bomb"
+    assert "page 1 (0-based) image page-2.png" in failure.error
+    assert "too large to decode" in failure.error
+    assert "max_page_pixels" in failure.fix

@@ -87,6 +87,7 @@ def test_summary_by_hand(run: tuple[Path, Path]) -> None:
         "predictions": 4,
         "errors": 2,
         "missing": 1,
+        "infrastructure_errors": 0,
         # Num over q1 q2 q4: 1, 0, 0
         "num": 33.33,
         "num_questions": 3,
@@ -161,6 +162,8 @@ def test_per_question_rows(run: tuple[Path, Path]) -> None:
         "pred": "The revenue was 17,000.",
         "gold": "17k",
         "error": "",
+        "error_kind": "",
+        "doc_id": "d",
         "evidence_pages": [0, 1],
         "tags": {"kind": "chart", "evidence_sources": ["Chart"]},
     }

@@ -42,6 +42,7 @@ with gpus_for_job(snakemake.resources.gpu):
         shard=shard,
         # slideagent's knowledge base (rule build_knowledge); empty for other methods
         knowledge=Path(snakemake.input.knowledge) if snakemake.input.knowledge else None,
+        max_infrastructure_errors=params.max_infrastructure_errors,
     )
     run = {"dataset": wildcards.dataset, "method": wildcards.method, "model": wildcards.model}
     run |= {"shards": shard.count, **({"shard": shard.name} if shard.count > 1 else {})}

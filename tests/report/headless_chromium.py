@@ -1,17 +1,27 @@
 """Open a page in headless Chromium (Debian's ``chromium``) through the DevTools protocol and
 report what a reader would see go wrong: images that do not load and console errors.
 
-The DevTools websocket is spoken with tornado's client (installed with ipykernel)."""
+The DevTools websocket is spoken with tornado's client (installed with ipykernel).
+
+Chromium runs as a tree of processes (browser, zygote, renderers, crash handler) that keep
+writing to the profile folder while they shut down; the browser's own exit does not mean the
+tree is done. ``browser_session`` starts it in a process group of its own, and on the way out
+stops the whole group and waits until no process of it is left before it removes the profile
+(removing it earlier failed the suite under load: "Directory not empty: 'Default'")."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -119,31 +129,77 @@ def check_page(path: Path, settle: float = 2.0) -> PageCheck:
     binary = chromium()
     if binary is None:
         raise RuntimeError("chromium is not installed: apt-get install chromium (make setup)")
-    with tempfile.TemporaryDirectory() as profile:
-        process = subprocess.Popen(
-            [
-                binary,
-                *FLAGS,
-                "--remote-debugging-port=0",
-                f"--user-data-dir={profile}",
-                "about:blank",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+    command = [binary, *FLAGS, "--remote-debugging-port=0", "--user-data-dir={profile}"]
+    with browser_session([*command, "about:blank"]) as (process, profile):
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 60
+        while not port_file.is_file() or not port_file.read_text().strip():
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError("chromium did not start its DevTools server")
+            time.sleep(0.1)
+        port = int(port_file.read_text().split()[0])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as r:
+            page = next(t for t in json.load(r) if t["type"] == "page")
+        return asyncio.run(
+            _check(page["webSocketDebuggerUrl"], Path(path).resolve().as_uri(), settle)
         )
+
+
+@contextmanager
+def browser_session(
+    command: list[str], grace_s: float = 30.0
+) -> Iterator[tuple[subprocess.Popen, Path]]:
+    """Run ``command`` (``{profile}`` in its words becomes a fresh profile folder) in a process
+    group of its own; afterwards stop the group, wait for every process of it, then remove the
+    profile."""
+    profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
+    process = subprocess.Popen(
+        [word.replace("{profile}", str(profile)) for word in command],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group: the whole tree can be stopped
+    )
+    try:
+        yield process, profile
+    finally:
+        stop_group(process, grace_s)
+        shutil.rmtree(profile)
+
+
+def stop_group(process: subprocess.Popen, grace_s: float = 30.0) -> None:
+    """SIGTERM to the process group that ``process`` leads; wait until none of its processes
+    is left (zombies aside), SIGKILL to what is still there after ``grace_s``."""
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, grace_s)):
         try:
-            port_file = Path(profile) / "DevToolsActivePort"
-            deadline = time.monotonic() + 60
-            while not port_file.is_file() or not port_file.read_text().strip():
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("chromium did not start its DevTools server")
-                time.sleep(0.1)
-            port = int(port_file.read_text().split()[0])
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as r:
-                page = next(t for t in json.load(r) if t["type"] == "page")
-            return asyncio.run(
-                _check(page["webSocketDebuggerUrl"], Path(path).resolve().as_uri(), settle)
-            )
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            pass
+        if process.poll() is None:
+            try:
+                process.wait(wait_s)
+            except subprocess.TimeoutExpired:
+                continue
+        deadline = time.monotonic() + wait_s
+        while group_members(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not group_members(process.pid):
+            return
+    raise RuntimeError(
+        f"processes of group {process.pid} outlived SIGKILL: {group_members(process.pid)}"
+    )
+
+
+def group_members(group: int) -> list[int]:
+    """Live (not zombie) processes of process group ``group``, from /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # it ended while we looked
+        fields = stat.rsplit(")", 1)[1].split()  # after "pid (name)": state, ppid, pgrp, ...
+        if fields[0] != "Z" and int(fields[2]) == group:
+            members.append(int(entry.name))
+    return members

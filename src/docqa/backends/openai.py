@@ -5,7 +5,9 @@ Pages are sent inline (PNG ``data:`` URLs under the pixel budget); ``vision: fal
 marked OCR text instead. A batch from the client is answered by up to ``concurrency`` requests
 in flight at once. A request that gets HTTP 429 or 5xx, times out or cannot connect is retried up
 to ``max_retries`` times, waiting ``backoff_s * 2**attempt`` seconds (or the server's
-``Retry-After``), at most ``max_backoff_s``; other HTTP errors fail at once.
+``Retry-After``), at most ``max_backoff_s``; other HTTP errors fail at once. A server that
+stays unreachable and a refused key (HTTP 401/403) raise ``InfrastructureError``: the infer job
+fails and its rerun asks those questions again (docqa.backends.errors).
 
 The API key is read from the environment variable that ``api_key_env`` names, when the backend
 is created, and goes only into the ``Authorization`` header: never into the identity, the cache,
@@ -34,6 +36,7 @@ from typing import Any
 from docqa.backends import BACKENDS
 from docqa.backends.base import Backend, Completion
 from docqa.backends.chat_format import openai_messages
+from docqa.backends.errors import InfrastructureError
 from docqa.backends.pixels import DEFAULT_MAX_PIXELS, check_pages
 from docqa.backends.preparation import read_model_card
 from docqa.backends.request import ChatRequest
@@ -171,7 +174,7 @@ class OpenAICompatible(Backend):
                 return self._send(request)
             except RetryableError as error:
                 if attempt == settings.max_retries:
-                    raise RuntimeError(
+                    raise InfrastructureError(
                         f"model {self.name}: no answer from {settings.base_url} after "
                         f"{attempt + 1} tries (last: {error}); check the server, or raise "
                         f"models.{self.name}.max_retries / timeout_s"
@@ -202,7 +205,7 @@ class OpenAICompatible(Backend):
                     error.headers.get("Retry-After"),
                 ) from None
             if error.code in (401, 403):
-                raise RuntimeError(
+                raise InfrastructureError(
                     f"model {self.name}: {self.settings.base_url} refused the request (HTTP "
                     f"{error.code}); check the key in ${self.settings.api_key_env} and its access "
                     f"to {self.settings.model}"
@@ -217,7 +220,10 @@ class OpenAICompatible(Backend):
                 raise RetryableError(f"timed out after {self.settings.timeout_s} s") from None
             if isinstance(error.reason, ConnectionError):
                 raise RetryableError(f"cannot connect to {self.settings.base_url}") from None
-            raise
+            raise InfrastructureError(
+                f"model {self.name}: cannot reach {self.settings.base_url} ({error.reason}); "
+                f"check models.{self.name}.base_url and the network"
+            ) from None
 
     def _scrub(self, text: str) -> str:
         return text.replace(self._key, "[API key]") if self._key else text

@@ -36,6 +36,7 @@ from docqa.backends.devices import (
     peak_memory_mb,
     reset_peak,
 )
+from docqa.backends.errors import InfrastructureError
 from docqa.backends.loading import load_errors, load_pretrained
 from docqa.backends.model_families import family_of, image_token_id
 from docqa.backends.pixels import DEFAULT_MAX_PIXELS, check_pages, open_page
@@ -197,7 +198,7 @@ class TransformersVLM(Backend):
             if not is_out_of_memory(error):
                 raise
             free_memory(self._gpus)
-            raise RuntimeError(
+            raise InfrastructureError(
                 f"model {self.name}: out of memory on a request with {len(request.images)} page "
                 f"image(s), also at max_pixels={budget}; lower models.{self.name}.max_pixels, "
                 f"use precision nf4, send fewer pages per request, or give the job more GPU memory"

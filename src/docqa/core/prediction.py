@@ -54,6 +54,10 @@ class Prediction(Record):
     trace: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     error: str = ""
+    #: why ``error`` is set: "input" (the question or the method), "document" (its document has
+    #: no pages) or "infrastructure" (server, key, cache, memory; recorded only under the job's
+    #: threshold); docqa.backends.errors
+    error_kind: str = ""
     #: pages the method left out because the document has more than its page cap (the
     #: ``vanilla`` method's ``max_pages``); 0 when it saw every page it meant to
     pages_truncated: int = 0

@@ -172,11 +172,15 @@ class _Documents:
         return doc_id, source
 
 
+#: the options a local dataset takes (runtime.options declares the same for the config check)
+OPTIONS = ("root", "questions", "page_base", "max_questions", "max_pages")
+
+
 def prepare(out_dir: Path, options: dict[str, Any]) -> None:
     """The data stage for a local folder: ``questions.jsonl``, ``documents.jsonl``, ``docs/``
     and ``failures.jsonl`` under ``out_dir``."""
     options = dict(options)
-    known = {"root", "questions", "page_base", "max_questions", "max_pages"}
+    known = set(OPTIONS)
     unknown = sorted(set(options) - known)
     if unknown:
         raise ValueError(

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from docqa.backends.errors import DOCUMENT
 from docqa.metrics.bootstrap import PAIRED_RESAMPLES, RESAMPLES, SEED, paired_bootstrap
 from docqa.report.inputs import Scores, load_failed_documents, load_scores
 
@@ -19,6 +20,7 @@ COLUMNS = (
     "model",
     "questions",
     "errors",
+    "infra errors",
     "missing",
     "Num",
     "F1",
@@ -39,10 +41,11 @@ SCORE_FIELDS = {
     "page precision": "page_precision",
 }
 HIGHER_IS_BETTER = ("Num", "F1", "Overall", "page recall", "page precision")
-LOWER_IS_BETTER = ("errors", "missing", "calls/question", "seconds/question")
+LOWER_IS_BETTER = ("errors", "infra errors", "missing", "calls/question", "seconds/question")
 DECIMALS = {
     "questions": 0,
     "errors": 0,
+    "infra errors": 0,
     "missing": 0,
     **{column: 1 for column in SCORE_FIELDS},
     "calls/question": 2,
@@ -50,6 +53,10 @@ DECIMALS = {
 }
 # Where failures are listed: DataFrame.attrs key, {dataset: [failed doc ids]}.
 FAILED_DOCUMENTS = "failed_documents"
+# Where the documents that questions name but no stage rendered are: DataFrame.attrs key,
+# {dataset: [doc ids]} (questions with error_kind "document" whose document no failures file
+# lists: not in the dataset at all).
+UNKNOWN_DOCUMENTS = "unknown_documents"
 # Where the scoring notes are: DataFrame.attrs key, [one line per run scored by a model step].
 SCORING_NOTES = "scoring_notes"
 
@@ -130,6 +137,8 @@ def _row(scores: Scores, p_value: str) -> dict[str, Any]:
         "model": scores.model,
         "questions": questions,
         "errors": int(summary["errors"]),
+        # of the errors, those of the infrastructure (server, key, cache, memory)
+        "infra errors": int(summary.get("infrastructure_errors", 0)),
         "missing": int(summary["missing"]),
         **{column: _number(summary.get(field)) for column, field in SCORE_FIELDS.items()},
         CI_COLUMN: headline_interval(scores),
@@ -166,6 +175,13 @@ def results_table(
         dataset, doc_ids = load_failed_documents(Path(path))
         failed.setdefault(dataset, set()).update(doc_ids)
     df.attrs[FAILED_DOCUMENTS] = {dataset: sorted(ids) for dataset, ids in failed.items()}
+    unknown: dict[str, set[str]] = {}
+    for scores in all_scores:
+        for row in scores.per_question:
+            doc_id = row.get("doc_id")
+            if row.get("error_kind") == DOCUMENT and doc_id not in failed.get(scores.dataset, ()):
+                unknown.setdefault(scores.dataset, set()).add(str(doc_id))
+    df.attrs[UNKNOWN_DOCUMENTS] = {dataset: sorted(ids) for dataset, ids in unknown.items()}
     df.attrs[SCORING_NOTES] = sorted(
         note for note in (_scoring_note(scores) for scores in all_scores) if note
     )
@@ -288,6 +304,11 @@ def to_markdown(df: pd.DataFrame) -> str:
         "Documents that failed rendering or OCR and were skipped:",
         "",
         *(_failure_line(dataset, failed.get(dataset)) for dataset in datasets),
+        *(
+            f"- {dataset}: questions name {len(ids)} document(s) that the dataset does not "
+            f"have, answered as errors: {', '.join(ids)}"
+            for dataset, ids in sorted(df.attrs.get(UNKNOWN_DOCUMENTS, {}).items())
+        ),
     ]
     notes: list[str] = df.attrs.get(SCORING_NOTES, [])
     if notes:

@@ -8,6 +8,13 @@ settings: a partial file left by a run with other settings is discarded, never m
 
 A row is cleaned before it is written (lone surrogates replaced, values that are not JSON written
 as their repr: ``unicode_safe``), so that nothing a method produced can make writing it fail.
+
+``keep=True`` (the infer stage) names the file by the fingerprint's digest, in a
+``checkpoints/`` folder beside the output, and keeps it after ``finish``. Snakemake removes a
+job's declared outputs before it runs and again when it fails; the checkpoint is not declared,
+so it survives both: a good run's answers outlive a rerun with a bad option that failed, and
+going back to the good settings finds every answer in its checkpoint (``kept_partial``). Runs
+with other settings write other files and never discard each other's.
 """
 
 from __future__ import annotations
@@ -24,13 +31,21 @@ from docqa.runtime.unicode_safe import clean
 
 
 class Checkpoint:
-    def __init__(self, output: str | Path, fingerprint: str, key: str) -> None:
+    def __init__(
+        self, output: str | Path, fingerprint: str, key: str, *, keep: bool = False
+    ) -> None:
         self.output = Path(output)
-        self.partial = self.output.with_name(self.output.name + ".partial")
+        self.keep = keep
+        self.partial = (
+            kept_partial(self.output, fingerprint)
+            if keep
+            else self.output.with_name(self.output.name + ".partial")
+        )
         self.fingerprint = fingerprint
         self.key = key
         self.rows: dict[str, dict[str, Any]] = {}
         self._load()
+        self.partial.parent.mkdir(parents=True, exist_ok=True)
         self.output.parent.mkdir(parents=True, exist_ok=True)
         self._handle = open(self.partial, "a", encoding="utf-8")  # noqa: SIM115 - held open
         if not self.rows and self.partial.stat().st_size == 0:
@@ -74,15 +89,24 @@ class Checkpoint:
         os.fsync(self._handle.fileno())
 
     def finish(self, order: Iterable[str]) -> list[dict[str, Any]]:
-        """Write the output with the rows in ``order`` and drop the partial file."""
+        """Write the output with the rows in ``order`` and drop the partial file (unless kept)."""
         self._handle.close()
         rows = [self.rows[k] for k in order if k in self.rows]
         write_jsonl(self.output, rows)
-        self.partial.unlink()
+        if not self.keep:
+            self.partial.unlink()
         return rows
 
     def close(self) -> None:
         self._handle.close()
+
+
+def kept_partial(output: str | Path, fingerprint: str) -> Path:
+    """Where ``Checkpoint(output, fingerprint, keep=True)`` keeps its rows: one file per
+    settings, ``<output folder>/checkpoints/<output stem>-<digest>.jsonl``."""
+    output = Path(output)
+    digest = hashlib.sha256(fingerprint.encode()).hexdigest()[:16]
+    return output.parent / "checkpoints" / f"{output.name.removesuffix('.jsonl')}-{digest}.jsonl"
 
 
 def fingerprint(settings: dict[str, Any], *inputs: Path) -> str:

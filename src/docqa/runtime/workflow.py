@@ -24,7 +24,12 @@ from docqa.report.plan import (
     top_k_series,
 )
 from docqa.retrievers.hybrid import component_names
-from docqa.runtime.config_check import check_references, experiment_grid
+from docqa.runtime.config_check import (
+    check_options,
+    check_references,
+    check_yaml_syntax,
+    experiment_grid,
+)
 from docqa.stages.data import download_job
 from docqa.stages.shards import shard_counts, shard_files, sharded_runs_pattern
 
@@ -72,7 +77,9 @@ def wants_gpu(entry: dict[str, Any]) -> bool:
 
 
 __all__ = [
+    "check_options",
     "check_references",
+    "check_yaml_syntax",
     "component_names",
     "download_job",
     "download_keys",

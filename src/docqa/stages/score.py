@@ -13,7 +13,9 @@ questions with gold answers, and ``summary.skipped`` counts what each kind of sc
 (``answer``: no gold answer; ``pages``: no evidence pages, for which the page scores are
 ``None``). A question without a prediction, or whose prediction
 carries an error, is not sent to a model and scores 0 in every score it has; ``summary``
-counts both under ``errors`` and the missing ones again under ``missing``. A prediction for a
+counts both under ``errors``, the missing ones again under ``missing`` and those that the
+infrastructure caused (``error_kind`` "infrastructure": a server, key, cache or memory failure
+recorded under the infer job's threshold) again under ``infrastructure_errors``. A prediction for a
 question id the questions file does not hold, or two predictions for one question, is an
 error: the run and the questions do not belong together, and no score would mean anything.
 
@@ -47,6 +49,7 @@ from typing import Any, TypeVar
 from docqa.backends.base import Backend
 from docqa.backends.cache import ResponseCache
 from docqa.backends.client import ModelClient
+from docqa.backends.errors import INFRASTRUCTURE
 from docqa.core.jsonl import read_jsonl
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
@@ -264,6 +267,8 @@ def _score_question(
         "pred": scored_text(answered, prepared),
         "gold": question.answer,
         "error": MISSING if prediction is None else prediction.error,
+        "error_kind": "" if prediction is None else prediction.error_kind,
+        "doc_id": question.doc_id,
         "evidence_pages": question.evidence_pages,
         "tags": question.tags,
         **skipped,
@@ -358,6 +363,9 @@ def _summary(
         "predictions": len(predictions),
         "errors": sum(1 for row in rows if row["error"]),
         "missing": sum(1 for row in rows if row["error"] == MISSING),
+        # of the errors, those the infrastructure caused (recorded under the infer job's
+        # max_infrastructure_errors; docqa.backends.errors), not the question or the method
+        "infrastructure_errors": sum(1 for p in predictions if p.error_kind == INFRASTRUCTURE),
         **{column: None for column in ("num", "f1", "overall")},
         **columns,
         **{name: sum(getattr(p.usage, name) for p in predictions) for name in USAGE_COUNTS},
