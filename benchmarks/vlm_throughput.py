@@ -50,6 +50,10 @@ from docqa.backends.pixels import DEFAULT_MAX_PIXELS  # noqa: E402
 from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
 from docqa.backends.vlm import TransformersVLM, VLMSettings  # noqa: E402
 
+# the random model is built by the tests' builder (tests/helpers/tiny_models.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from helpers.tiny_models import qwen_vl, save  # noqa: E402
+
 RESULTS = Path(__file__).parent / "results"
 GiB = 2**30
 
@@ -119,61 +123,13 @@ SHAPES: dict[str, dict[str, Any]] = {
         ),
     },
 }
-SPECIALS = [
-    "<|endoftext|>",
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|vision_start|>",
-    "<|vision_end|>",
-    "<|vision_pad|>",
-    "<|image_pad|>",
-    "<|video_pad|>",
-]
-CHAT_TEMPLATE = (
-    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
-    "{% for part in message['content'] %}{% if part['type'] == 'image' %}"
-    "<|vision_start|><|image_pad|><|vision_end|>{% else %}{{ part['text'] }}{% endif %}"
-    "{% endfor %}<|im_end|>\n{% endfor %}"
-    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
 WORDS = "revenue margin growth region quarter total report chart table page figure".split()
 
 
 def build_model(folder: Path, shape: str, device: str) -> int:
     """Write a random Qwen2.5-VL of ``shape`` (bf16 weights) with its processor to ``folder``;
-    returns the parameter count. The weights are drawn on ``device``."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import (
-        AutoModelForImageTextToText,
-        PreTrainedTokenizerFast,
-        Qwen2_5_VLConfig,
-        Qwen2_5_VLProcessor,
-        Qwen2VLImageProcessor,
-        Qwen2VLVideoProcessor,
-    )
-
-    bpe = Tokenizer(models.BPE(unk_token="<|endoftext|>"))
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=600,
-        special_tokens=SPECIALS,
-        show_progress=False,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-    )
-    bpe.train_from_iterator([" ".join(WORDS)] * 50, trainer)
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        extra_special_tokens=SPECIALS[3:],
-    )
-    ids = {
-        "image_token_id": tokenizer.convert_tokens_to_ids("<|image_pad|>"),
-        "video_token_id": tokenizer.convert_tokens_to_ids("<|video_pad|>"),
-        "vision_start_token_id": tokenizer.convert_tokens_to_ids("<|vision_start|>"),
-        "vision_end_token_id": tokenizer.convert_tokens_to_ids("<|vision_end|>"),
-    }
+    returns the parameter count. The weights are drawn on ``device``. The model is the tests'
+    tiny Qwen2.5-VL (tests/helpers/tiny_models.py) at this shape's sizes."""
     spec = SHAPES[shape]
     text = {key: value for key, value in spec["text"].items() if key != "mrope_section"}
     text["rope_parameters"] = {
@@ -181,28 +137,15 @@ def build_model(folder: Path, shape: str, device: str) -> int:
         "rope_theta": 1e6,
         "mrope_section": spec["text"]["mrope_section"],
     }
-    text.update(
-        pad_token_id=tokenizer.pad_token_id, bos_token_id=None, eos_token_id=tokenizer.eos_token_id
-    )
-    vision = dict(
-        spec["vision"], patch_size=14, spatial_merge_size=2, temporal_patch_size=2, window_size=112
-    )
-    config = Qwen2_5_VLConfig(text_config=text, vision_config=vision, **ids)
+    text["bos_token_id"] = None
     torch.manual_seed(0)
-    with torch.device(device):
-        model = AutoModelForImageTextToText.from_config(config, dtype=torch.bfloat16)
-    model.generation_config.eos_token_id = None  # decode exactly --new-tokens tokens
-    model.generation_config.do_sample = False
-    parameters = sum(p.numel() for p in model.parameters())
-    model.save_pretrained(folder)
-    del model
-    processor = Qwen2_5_VLProcessor(
-        image_processor=Qwen2VLImageProcessor(),
-        tokenizer=tokenizer,
-        video_processor=Qwen2VLVideoProcessor(),
-        chat_template=CHAT_TEMPLATE,
+    model, processor = qwen_vl(
+        "qwen2_5_vl", text, spec["vision"], dtype=torch.bfloat16, device=device
     )
-    processor.save_pretrained(folder)
+    model.generation_config.eos_token_id = None  # decode exactly --new-tokens tokens
+    parameters = sum(p.numel() for p in model.parameters())
+    save(model, processor, folder)
+    del model
     if device.startswith("cuda"):
         torch.cuda.empty_cache()
     return parameters

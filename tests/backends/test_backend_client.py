@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from pathlib import Path
 
 import pytest
+from helpers.tiny_models import LM_PROMPTS as PROMPTS
+from helpers.tiny_models import build_tiny_lm, greedy
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from test_transformers_lm import PROMPTS, build_tiny_lm, greedy  # noqa: E402
-
-from docqa.backends.base import Completion  # noqa: E402
-from docqa.backends.cache import ResponseCache  # noqa: E402
-from docqa.backends.client import ModelClient  # noqa: E402
-from docqa.backends.request import ChatRequest, Message, Part  # noqa: E402
-from docqa.backends.transformers_lm import LMSettings, TransformersLM  # noqa: E402
+from docqa.backends.base import Completion
+from docqa.backends.cache import ResponseCache
+from docqa.backends.client import ModelClient
+from docqa.backends.request import ChatRequest, Message, Part
+from docqa.backends.transformers_lm import LMSettings, TransformersLM
 
 
 class CountingLM(TransformersLM):

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
+from helpers.tiny_models import build_tiny_lm
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from test_transformers_lm import build_tiny_lm  # noqa: E402
-
-from docqa.backends import BACKENDS, create_backend  # noqa: E402
-from docqa.backends.preparation import MODEL_CARD, prepare_model  # noqa: E402
-from docqa.backends.request import ChatRequest, Generation  # noqa: E402
+from docqa.backends import BACKENDS, create_backend
+from docqa.backends.preparation import MODEL_CARD, prepare_model
+from docqa.backends.request import ChatRequest, Generation
 
 CARD = {
     "id": "tiny-gemma",

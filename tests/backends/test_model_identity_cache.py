@@ -4,22 +4,18 @@ quantizations and engines apart."""
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import pytest
+from helpers.tiny_models import build_tiny_vlm, tiny_model_entry, write_page
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry, write_page  # noqa: E402
-
-from docqa.backends import create_backend  # noqa: E402
-from docqa.backends.base import Backend, Completion  # noqa: E402
-from docqa.backends.cache import ResponseCache, cache_key  # noqa: E402
-from docqa.backends.client import ModelClient  # noqa: E402
-from docqa.backends.preparation import prepare_model, read_model_card  # noqa: E402
-from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
-from docqa.backends.vllm import VLLMSettings, vllm_identity  # noqa: E402
+from docqa.backends import create_backend
+from docqa.backends.base import Backend, Completion
+from docqa.backends.cache import ResponseCache, cache_key
+from docqa.backends.client import ModelClient
+from docqa.backends.preparation import prepare_model, read_model_card
+from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.backends.vllm import VLLMSettings, vllm_identity
 
 
 @pytest.fixture(scope="module")

@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shutil
 from pathlib import Path
 
+import huggingface_hub.constants
 import pytest
+import torch
+from helpers.tiny_models import build_tiny_vlm, tiny_model_entry
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-import huggingface_hub.constants  # noqa: E402
-import torch  # noqa: E402
-from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry  # noqa: E402
-
-from docqa.backends import create_backend  # noqa: E402
-from docqa.backends.preparation import prepare_model, read_model_card  # noqa: E402
+from docqa.backends import create_backend
+from docqa.backends.preparation import prepare_model, read_model_card
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 

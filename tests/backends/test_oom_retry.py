@@ -15,15 +15,12 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers.tiny_models import build_tiny_vlm, write_page
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from backends.tiny_vlms import build_tiny_vlm, write_page  # noqa: E402
-
-from docqa.backends.cache import ResponseCache  # noqa: E402
-from docqa.backends.client import ModelClient  # noqa: E402
-from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
-from docqa.backends.vlm import TransformersVLM, VLMSettings  # noqa: E402
+from docqa.backends.cache import ResponseCache
+from docqa.backends.client import ModelClient
+from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.backends.vlm import TransformersVLM, VLMSettings
 
 HEADS, BYTES = 4, 4  # the tiny vision tower's heads; float32 attention weights
 PATCH = 14

@@ -3,21 +3,17 @@ loaded back through the Auto classes, answering requests with 1-3 page images.""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+from helpers.tiny_models import build_tiny_vlm, tiny_model_entry, write_page
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry, write_page  # noqa: E402
-
-from docqa.backends import create_backend  # noqa: E402
-from docqa.backends.base import Backend  # noqa: E402
-from docqa.backends.preparation import prepare_model  # noqa: E402
-from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
-from docqa.backends.transformers_lm import TransformersLM  # noqa: E402
-from docqa.backends.vlm import TransformersVLM  # noqa: E402
+from docqa.backends import create_backend
+from docqa.backends.base import Backend
+from docqa.backends.preparation import prepare_model
+from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.backends.transformers_lm import TransformersLM
+from docqa.backends.vlm import TransformersVLM
 
 VLM_FAMILIES = ["qwen2_vl", "qwen2_5_vl", "llava", "llava_next", "llava_onevision", "idefics3"]
 

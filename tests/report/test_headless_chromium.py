@@ -6,7 +6,7 @@ import base64
 import io
 from pathlib import Path
 
-from headless_chromium import check_page
+from helpers.headless_chromium import check_page
 from PIL import Image
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.scored_runs import scored_run
+from helpers.workflow import default_config
 from PIL import Image
-from scored_runs import scored_run
-from workflow import default_config
 
 from docqa.report.agent_figures import plot_calls_per_action, plot_recall_by_round
 from docqa.report.figures import plot_score_by_kind

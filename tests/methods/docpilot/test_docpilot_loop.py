@@ -13,16 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from scripted_backend import text_of
-from test_docpilot_support import (  # noqa: F401 - acme_document is the acme fixture
-    CHART_PAGE,
-    QUESTION,
-    ScriptedBackend,
-    acme_document,
-    decision,
-    run,
-    summary_of,
-)
+from helpers.acme import CHART_PAGE, QUESTION
+from helpers.docpilot_script import ScriptedReplies, decision, run, summary_of
+from helpers.scripted_backend import text_of
 
 from docqa.core.prediction import Prediction
 from docqa.methods import create_method
@@ -56,7 +49,7 @@ FULL_RUN = [
 @dataclass
 class FullRun:
     prediction: Prediction
-    backend: ScriptedBackend
+    backend: ScriptedReplies
     crops: Path
 
 
@@ -64,7 +57,7 @@ class FullRun:
 def full(acme: DocumentEnv, tmp_path_factory: pytest.TempPathFactory) -> FullRun:
     """The scripted trajectory above, run once for the tests of this module."""
     crops = tmp_path_factory.mktemp("crops")
-    backend = ScriptedBackend(FULL_RUN)
+    backend = ScriptedReplies(FULL_RUN)
     return FullRun(run(DocPilot(crops_dir=str(crops)), acme, backend), backend, crops)
 
 
@@ -165,7 +158,7 @@ def test_the_trace_renders_with_the_pages_and_crops_looked_at(
 
 
 def test_a_vlm_sees_the_crop_itself_without_ocr(acme: DocumentEnv, tmp_path: Path) -> None:
-    backend = ScriptedBackend(
+    backend = ScriptedReplies(
         FULL_RUN[:7]
         + [
             decision("analyze", {"answer": "77"}),

@@ -7,25 +7,21 @@ server is started and awaited until healthy runs against a real ``docqa serve`` 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from helpers.serving import free_port
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from docqa.backends.preparation import prepare_model
+from docqa.backends.vllm import VLLM_RELEASE
+from docqa.cli import main
+from docqa.serving.health import start_server_process
+from docqa.serving.vllm_launcher import client_entry, vllm_command
 
-from test_serve import free_port  # noqa: E402
-
-from docqa.backends.preparation import prepare_model  # noqa: E402
-from docqa.backends.vllm import VLLM_RELEASE  # noqa: E402
-from docqa.cli import main  # noqa: E402
-from docqa.serving.health import start_server_process  # noqa: E402
-from docqa.serving.vllm_launcher import client_entry, vllm_command  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = yaml.safe_load((ROOT / "config" / "models.yaml").read_text())["models"]
 
 
@@ -118,7 +114,10 @@ def test_the_vllm_environment_pins_the_release_docqa_names() -> None:
     env = yaml.safe_load((ROOT / "envs" / "vllm" / "environment.yaml").read_text())
     conda = [d for d in env["dependencies"] if isinstance(d, str)]
     (pip,) = [d["pip"] for d in env["dependencies"] if isinstance(d, dict)]
-    assert "python=3.11.7" in conda and all("=" in d for d in conda)
+    infer = yaml.safe_load((ROOT / "envs" / "infer.yaml").read_text())["dependencies"]
+    python = [d for d in infer if str(d).startswith("python=")]
+    assert python and python[0] in conda, f"vllm env {conda}: not the pipeline's {python}"
+    assert all("=" in d for d in conda)
     assert all("==" in line for line in pip), pip
     pins = dict(line.split("==") for line in pip)
     assert pins["vllm"] == VLLM_RELEASE and "torch" in pins

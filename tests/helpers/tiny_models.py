@@ -1,17 +1,23 @@
-"""Tiny random models of every family the transformers backend serves, built offline.
+"""The tiny random models of the tests and benchmarks, built offline from configs.
 
 ``build_tiny_vlm(family, folder)`` writes a transformers folder (random weights of a few hundred
 thousand parameters, a byte-level BPE tokenizer trained here on a few lines, the family's
 processor and a chat template shaped like the real model's) that the Auto classes load back.
-Tests of the methods import it to run "on a tiny random VLM":
+Tests of the methods use it to run "on a tiny random VLM":
 
-    from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry
+    from helpers.tiny_models import build_tiny_vlm, tiny_model_entry
     folder = build_tiny_vlm("qwen2_5_vl", tmp_path / "vlm")
     entry = tiny_model_entry(folder)        # a models.<name> config entry for that folder
 
 ``tiny_model_entry`` gives ``{backend: transformers, path: folder, ...}``: prepare_model reads
 the local folder (no download) and the backend runs it on CPU in float32 with eager attention
 (SDPA gives NaN rows for left-padded batches on CPU).
+
+``build_tiny_lm`` writes a random Gemma 3 causal LM (the transformers_lm and embedded
+backends), ``tiny_embedded`` the same with an embedded model card. ``qwen_vl`` builds a
+Qwen2-VL / Qwen2.5-VL of any size in memory: benchmarks/vlm_throughput.py builds its random
+7B-shaped model with it (the benchmark puts tests/ on sys.path), so the tests and the benchmark
+run the same architecture code.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tiny_tokenizers import byte_level_bpe
+from helpers.tiny_tokenizers import byte_level_bpe
 
 FAMILIES = ("qwen2_vl", "qwen2_5_vl", "llava", "llava_next", "llava_onevision", "idefics3", "llama")
 
@@ -134,6 +140,14 @@ def build_tiny_vlm(family: str, folder: Path, seed: int = 0) -> Path:
         "llama": _llama,
     }[family]
     model, processor = build(family)
+    save(model, processor, folder)
+    return folder
+
+
+def save(model: Any, processor: Any, folder: Path) -> Path:
+    """Write ``model`` (greedy by default) and its processor or tokenizer to ``folder``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     model.generation_config.do_sample = False
     model.save_pretrained(folder)
     processor.save_pretrained(folder)
@@ -174,6 +188,20 @@ def _ids(tokenizer: Any) -> dict[str, int]:
 
 
 def _qwen(family: str) -> tuple[Any, Any]:
+    return qwen_vl(family)
+
+
+def qwen_vl(
+    family: str,
+    text: dict[str, Any] | None = None,
+    vision: dict[str, Any] | None = None,
+    dtype: Any = None,
+    device: str = "cpu",
+) -> tuple[Any, Any]:
+    """A random Qwen2-VL or Qwen2.5-VL (``family``) and its processor, in memory: the tiny test
+    shape, with ``text`` and ``vision`` config entries overriding it (a real model's sizes, its
+    ``vocab_size`` and ``rope_parameters`` included); weights drawn in ``dtype`` on ``device``."""
+    import torch
     from transformers import (
         AutoModelForImageTextToText,
         Qwen2_5_VLConfig,
@@ -184,6 +212,8 @@ def _qwen(family: str) -> tuple[Any, Any]:
         Qwen2VLVideoProcessor,
     )
 
+    if family not in ("qwen2_vl", "qwen2_5_vl"):
+        raise ValueError(f"family {family!r}: qwen_vl builds qwen2_vl or qwen2_5_vl")
     tokenizer = _tokenizer(QWEN_SPECIALS, pad_token="<|endoftext|>", eos_token="<|im_end|>")
     ids = {
         name: tokenizer.convert_tokens_to_ids(token)
@@ -194,15 +224,20 @@ def _qwen(family: str) -> tuple[Any, Any]:
             ("vision_end_token_id", "<|vision_end|>"),
         ]
     }
-    text = dict(
+    text_config = dict(
         TEXT,
         vocab_size=len(tokenizer),
         rope_parameters={"rope_type": "default", "rope_theta": 1e6, "mrope_section": [2, 3, 3]},
         **_ids(tokenizer),
     )
-    vision = dict(depth=2, num_heads=4, patch_size=14, spatial_merge_size=2, temporal_patch_size=2)
+    text_config.update(text or {})
+    if text_config["vocab_size"] < len(tokenizer):
+        raise ValueError(f"vocab_size {text_config['vocab_size']} < the {len(tokenizer)} tokens")
+    vision_config: dict[str, Any] = dict(
+        depth=2, num_heads=4, patch_size=14, spatial_merge_size=2, temporal_patch_size=2
+    )
     if family == "qwen2_5_vl":
-        vision.update(
+        vision_config.update(
             hidden_size=64,
             intermediate_size=128,
             out_hidden_size=64,
@@ -211,11 +246,14 @@ def _qwen(family: str) -> tuple[Any, Any]:
         )
         config, processor_class = Qwen2_5_VLConfig, Qwen2_5_VLProcessor
     else:
-        vision.update(embed_dim=64, hidden_size=64, mlp_ratio=2)
+        vision_config.update(embed_dim=64, hidden_size=64, mlp_ratio=2)
         config, processor_class = Qwen2VLConfig, Qwen2VLProcessor
-    model = AutoModelForImageTextToText.from_config(
-        config(text_config=text, vision_config=vision, **ids, **_ids(tokenizer))
-    )
+    vision_config.update(vision or {})
+    with torch.device(device):
+        model = AutoModelForImageTextToText.from_config(
+            config(text_config=text_config, vision_config=vision_config, **ids, **_ids(tokenizer)),
+            **({} if dtype is None else {"dtype": dtype}),
+        )
     # the real processors' defaults (56*56 to 28*28*1280 pixels); the backend's budget caps them
     processor = processor_class(
         image_processor=Qwen2VLImageProcessor(),
@@ -369,6 +407,88 @@ def _llama(family: str) -> tuple[Any, Any]:
     tokenizer.chat_template = LLAMA_TEMPLATE
     config = LlamaConfig(**TEXT, vocab_size=len(tokenizer), **_ids(tokenizer))
     return AutoModelForCausalLM.from_config(config), tokenizer
+
+
+#: what the tiny LM's tokenizer is trained on
+LM_CORPUS = [
+    "Q: What is the capital of France?\nA: Paris\n",
+    "The quarterly report shows revenue of 120 million in Q1 and 135 million in Q2.\n",
+    "### Page 3\nProject Milestones\n2019 Prototype built\n2020 Field trials\n",
+]
+#: the tiny LM's context: prompts longer than this minus max_new_tokens are cut
+LM_CONTEXT = 128
+#: prompts of unequal length for the tiny LM (one of a single character)
+LM_PROMPTS = [
+    "Q: What is the capital of France?\nA:",
+    "x",
+    "The quarterly report shows revenue of 120 million in Q1 and 135 million in Q2.\nQ: Q2?\nA:",
+    "### Page 3\nProject Milestones\n",
+]
+
+
+def build_tiny_lm(folder: Path, chat_template: str | None = None) -> Path:
+    """A random Gemma 3 causal LM (hidden 64, 2 layers, sliding window 8) and a byte-level BPE
+    tokenizer trained on a few lines, saved as a transformers folder."""
+    import torch
+    from tokenizers import processors
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig, PreTrainedTokenizerFast
+
+    bpe = byte_level_bpe(LM_CORPUS * 10, 400, ["<pad>", "<eos>", "<bos>", "<unk>"])
+    bpe.post_processor = processors.TemplateProcessing(
+        single="<bos> $A", special_tokens=[("<bos>", 2)]
+    )
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=bpe,
+        bos_token="<bos>",
+        eos_token="<eos>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+    )
+    if chat_template is not None:
+        tokenizer.chat_template = chat_template
+    torch.manual_seed(0)
+    config = Gemma3TextConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+        max_position_embeddings=LM_CONTEXT,
+        sliding_window=8,
+        layer_types=["sliding_attention", "full_attention"],
+        pad_token_id=0,
+        eos_token_id=1,
+        bos_token_id=2,
+    )
+    Gemma3ForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def tiny_embedded(folder: Path) -> Path:
+    """``build_tiny_lm`` with an embedded model card: the embedded backend loads it."""
+    import json
+
+    from docqa.backends.preparation import MODEL_CARD
+
+    build_tiny_lm(folder)
+    card = {
+        "id": "tiny-gemma",
+        "source": {"package": "tiny-package", "version": "0.0.1"},
+        "gguf_sha256": "0" * 64,
+        "quantization": "none",
+    }
+    (folder / MODEL_CARD).write_text(json.dumps(card))
+    return folder
+
+
+def greedy(prompt: str, max_new_tokens: int = 12, stop: tuple[str, ...] = ()) -> Any:
+    """A greedy ``ChatRequest`` of one prompt."""
+    from docqa.backends.request import ChatRequest, Generation
+
+    return ChatRequest.prompt(prompt, Generation(max_new_tokens=max_new_tokens, stop=stop))
 
 
 def write_page(path: Path, size: tuple[int, int] = (1280, 720), seed: int = 0) -> Path:

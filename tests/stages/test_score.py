@@ -3,7 +3,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted_backend import ScriptedBackend
+from helpers.scripted_backend import ScriptedBackend
 
 from docqa.core.jsonl import write_jsonl
 from docqa.metrics import METRICS

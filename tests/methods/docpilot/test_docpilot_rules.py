@@ -6,14 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripted_backend import text_of
-from test_docpilot_support import (  # noqa: F401 - acme_document is the acme fixture
-    ScriptedBackend,
-    acme_document,
-    decision,
-    run,
-    summary_of,
-)
+from helpers.docpilot_script import ScriptedReplies, decision, run, summary_of
+from helpers.scripted_backend import text_of
 
 from docqa.core.question import Question
 from docqa.methods import create_method
@@ -25,7 +19,7 @@ STAFF = Question(
 )
 
 
-def orchestrator_prompts(backend: ScriptedBackend) -> list[str]:
+def orchestrator_prompts(backend: ScriptedReplies) -> list[str]:
     return [text_of(r) for r in backend.requests if text_of(r).startswith("You are DocPilot")]
 
 
@@ -34,7 +28,7 @@ def available_at(prompt: str) -> str:
 
 
 def test_actions_become_available_as_the_state_grows(acme: DocumentEnv, tmp_path: Path) -> None:
-    backend = ScriptedBackend(
+    backend = ScriptedReplies(
         [
             decision("extract", {"pages": [1]}),
             decision("answer", {"answer": "33"}),
@@ -107,7 +101,7 @@ def test_actions_become_available_as_the_state_grows(acme: DocumentEnv, tmp_path
 def test_an_ablation_takes_its_action_away(acme: DocumentEnv, tmp_path: Path, missing: str) -> None:
     method = create_method({"type": "docpilot", "without": [missing], "crops_dir": str(tmp_path)})
     arguments = {"analyze": {"answer": "9"}, "focus": {"page": 3}, "solve": {"task": "t"}}[missing]
-    backend = ScriptedBackend(
+    backend = ScriptedReplies(
         [
             decision("navigate", {}),
             "3\nMore: no",
@@ -141,7 +135,7 @@ def test_an_ablation_takes_its_action_away(acme: DocumentEnv, tmp_path: Path, mi
 def test_at_the_step_limit_the_answer_is_insufficient_evidence(
     acme: DocumentEnv, tmp_path: Path
 ) -> None:
-    backend = ScriptedBackend(["I am not sure what to do."] * 3)
+    backend = ScriptedReplies(["I am not sure what to do."] * 3)
     prediction = run(DocPilot(max_steps=3, crops_dir=str(tmp_path)), acme, backend, STAFF)
     assert prediction.answer == "Not answerable"
     assert len(backend.requests) == 3
@@ -157,11 +151,11 @@ def test_at_the_step_limit_the_answer_is_insufficient_evidence(
     custom = DocPilot(
         max_steps=1, insufficient_answer="insufficient evidence", crops_dir=str(tmp_path)
     )
-    assert run(custom, acme, ScriptedBackend(["?"]), STAFF).answer == "insufficient evidence"
+    assert run(custom, acme, ScriptedReplies(["?"]), STAFF).answer == "insufficient evidence"
 
 
 def test_when_no_action_is_left_the_loop_stops(acme: DocumentEnv, tmp_path: Path) -> None:
-    backend = ScriptedBackend(
+    backend = ScriptedReplies(
         [
             decision("navigate", {"query": "staff"}),
             "none\nMore: yes",
@@ -182,7 +176,7 @@ def test_when_no_action_is_left_the_loop_stops(acme: DocumentEnv, tmp_path: Path
 
 
 def test_every_failure_is_answered_counted_and_survived(acme: DocumentEnv, tmp_path: Path) -> None:
-    backend = ScriptedBackend(
+    backend = ScriptedReplies(
         [
             "I will think about it some more.",  # no action
             decision("jump", {"to": 3}),  # unknown action
@@ -264,7 +258,7 @@ def test_bad_options_are_refused_with_a_clear_error() -> None:
 def test_the_same_refused_call_again_is_a_loop(acme: DocumentEnv, tmp_path: Path) -> None:
     """What the embedded model does: it copies its refused call from the history."""
     wrong = decision("extract", {"answer": "Q3"})
-    backend = ScriptedBackend([decision("navigate", {}), "4\nMore: no", wrong, wrong, wrong])
+    backend = ScriptedReplies([decision("navigate", {}), "4\nMore: no", wrong, wrong, wrong])
     prediction = run(DocPilot(max_steps=4, crops_dir=str(tmp_path)), acme, backend)
     outputs = [step["output"] for step in prediction.trace[1:-1]]
     missing = (
@@ -281,7 +275,7 @@ def test_the_same_refused_call_again_is_a_loop(acme: DocumentEnv, tmp_path: Path
 
 
 def test_extract_reads_a_region_of_one_page(acme: DocumentEnv, tmp_path: Path) -> None:
-    backend = ScriptedBackend(
+    backend = ScriptedReplies(
         [
             decision("navigate", {}),
             "2, 3\nMore: no",

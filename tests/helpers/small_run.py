@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry
-from workflow import default_config, snakemake, workflow_copy
+from helpers.tiny_models import build_tiny_vlm, tiny_model_entry
+from helpers.workflow import default_config, snakemake, workflow_copy
 
 MODEL = "tiny-qwen2-vl"
 METHODS = ["text_rag_top1", "text_rag_top4", "oracle_pages", "docpilot"]

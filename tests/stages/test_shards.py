@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from workflow import default_config, snakemake, workflow_copy
+from helpers.workflow import default_config, snakemake, workflow_copy
 
 from docqa.core.jsonl import write_jsonl
 from docqa.core.prediction import timings_path, write_predictions

@@ -1,17 +1,11 @@
 """``docqa serve``'s server in this process, on tiny random models: the OpenAI-compatible client
 backend gets what the model answers directly, concurrent requests share batches, images arrive
-inline, and bad requests fail alone with a message that says what to change.
-
-``tiny_embedded``, ``docqa_serve`` (the server as a subprocess) and ``free_port`` are shared with
-the other ``test_serve_*`` files."""
+inline, and bad requests fail alone with a message that says what to change."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import sys
 import threading
 import urllib.error
 import urllib.request
@@ -21,19 +15,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.serving import get
+from helpers.tiny_models import (
+    build_tiny_vlm,
+    tiny_embedded,
+    tiny_model_entry,
+    write_page,
+)
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from backends.test_transformers_lm import build_tiny_lm  # noqa: E402
-from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry, write_page  # noqa: E402
-
-from docqa.backends import create_backend  # noqa: E402
-from docqa.backends.base import Backend  # noqa: E402
-from docqa.backends.openai import HTTPSettings, OpenAICompatible  # noqa: E402
-from docqa.backends.preparation import MODEL_CARD, prepare_model  # noqa: E402
-from docqa.backends.request import ChatRequest, Generation, Message, Part  # noqa: E402
-from docqa.serving.health import start_server_process, stop_process  # noqa: E402
-from docqa.serving.server import ModelServer  # noqa: E402
+from docqa.backends import create_backend
+from docqa.backends.base import Backend
+from docqa.backends.openai import HTTPSettings, OpenAICompatible
+from docqa.backends.preparation import prepare_model
+from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.serving.server import ModelServer
 
 PROMPTS = [
     "Q: What is the revenue in 2021?\nA:",
@@ -41,53 +36,6 @@ PROMPTS = [
     "The quarterly report compares regions A, B and C by margin and growth.\nQ: Regions?\nA:",
     "Answer with a number.",
 ]
-
-
-def tiny_embedded(folder: Path) -> Path:
-    """A random tiny Gemma 3 with an embedded model card: the embedded backend loads it."""
-    build_tiny_lm(folder)
-    card = {
-        "id": "tiny-gemma",
-        "source": {"package": "tiny-package", "version": "0.0.1"},
-        "gguf_sha256": "0" * 64,
-        "quantization": "none",
-    }
-    (folder / MODEL_CARD).write_text(json.dumps(card))
-    return folder
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@contextmanager
-def docqa_serve(
-    name: str, entry: dict[str, Any], model_dir: Path, tmp_path: Path
-) -> Iterator[tuple[str, Path]]:
-    """``docqa serve name`` as a subprocess on a free port of 127.0.0.1, started and awaited
-    like a vLLM server (``start_server_process``): yields its base_url and its output file;
-    stopped (SIGTERM, which must end it cleanly) afterwards."""
-    config = tmp_path / f"{name}-config.yaml"
-    config.write_text(json.dumps({"models": {name: entry}}))
-    port = free_port()
-    command = [sys.executable, "-m", "docqa.cli", "serve", name, "--configfile", str(config)]
-    command += ["--model-dir", str(model_dir), "--port", str(port)]
-    base_url = f"http://127.0.0.1:{port}/v1"
-    log = tmp_path / f"{name}-serve.log"
-    with log.open("w") as output:
-        process = start_server_process(command, base_url, timeout_s=180, output=output)
-        try:
-            yield base_url, log
-        finally:
-            stop_process(process)
-    assert process.returncode == 0, log.read_text()[-2000:]
-
-
-def get(url: str) -> dict[str, Any]:
-    with urllib.request.urlopen(url, timeout=30) as reply:
-        return json.loads(reply.read())
 
 
 def post(url: str, body: Any) -> tuple[int, dict[str, Any]]:

@@ -15,17 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
-from test_slideagent_support import (  # noqa: F401 - acme_document is the acme fixture
-    QUESTION,
-    SlideScript,
-    acme_document,
-)
+from helpers.slideagent_script import QUESTION, SlideScript, build
 
-from docqa.backends.client import ModelClient
 from docqa.core.jsonl import write_jsonl
 from docqa.methods.base import DocumentEnv
 from docqa.methods.slideagent.knowledge import read_knowledge
-from docqa.stages.knowledge import build_knowledge_folder
 
 DOCS = ("acme", "acme-copy")
 
@@ -47,18 +41,6 @@ def write_stage_inputs(env: DocumentEnv, folder: Path) -> dict[str, Path]:
         ],
     )
     return files
-
-
-def build(files: dict[str, Path], backend: SlideScript, out: Path, **settings: object) -> None:
-    build_knowledge_folder(
-        **files,
-        client=lambda: ModelClient(backend),
-        model_name="scripted",
-        settings=dict(settings),
-        identity={"model": {"backend": "scripted"}},
-        out=out,
-        concurrency=1,
-    )
 
 
 def test_each_document_gets_its_knowledge_and_a_broken_one_is_recorded(
@@ -96,8 +78,7 @@ def test_a_document_whose_build_fails_is_skipped_with_its_error(
 KILLED_BUILD = """
 import json, sys, time
 from pathlib import Path
-from test_slideagent_support import SlideScript
-from test_slideagent_knowledge_stage import build
+from helpers.slideagent_script import SlideScript, build
 refined = []
 def refine(request):
     refined.append(request)
@@ -115,11 +96,11 @@ def test_a_killed_build_resumes_and_other_settings_start_again(
     files = write_stage_inputs(acme, tmp_path / "inputs")
     out = tmp_path / "knowledge"
     partial = out.with_name(out.name + ".partial")
-    tests = Path(__file__).parent
+    path = [str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")]  # + helpers
     child = subprocess.Popen(
         [sys.executable, "-c", KILLED_BUILD, json.dumps({k: str(v) for k, v in files.items()})]
         + [str(out)],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tests), str(tests.parent)])},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(path)},
     )
     try:
         deadline = time.monotonic() + 300
@@ -152,7 +133,7 @@ def test_a_killed_build_resumes_and_other_settings_start_again(
 def test_the_dag_builds_knowledge_once_per_dataset_and_model(tmp_path: Path) -> None:
     """Two slideagent variants share one build_knowledge job per model; a second model has its
     own; other methods do not wait for any knowledge."""
-    from workflow import default_config, snakemake, workflow_copy
+    from helpers.workflow import default_config, snakemake, workflow_copy
 
     config = default_config()
     config["models"]["gemma3-270m-copy"] = {**config["models"]["gemma3-270m"], "max_batch_size": 4}
@@ -197,7 +178,7 @@ def test_the_infer_stage_hands_the_knowledge_folder_to_slideagent(
 ) -> None:
     """run_inference with a knowledge folder: slideagent reads it, and no knowledge agent runs
     on the run's model (a tiny random VLM)."""
-    from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry
+    from helpers.tiny_models import build_tiny_vlm, tiny_model_entry
 
     from docqa.backends.preparation import prepare_model
     from docqa.core.jsonl import read_jsonl

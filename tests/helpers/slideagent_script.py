@@ -1,6 +1,6 @@
-"""What the SlideAgent tests share: the real six-page PDF of the DocPilot tests (rendered and
-OCRed by docqa) with a real BM25 index, and ``SlideScript``, a real backend that tells each
-SlideAgent agent from its prompt and answers with that agent's scripted reply."""
+"""The scripted side of the SlideAgent tests and the knowledge stage's: ``SlideScript``, a real
+backend that tells each SlideAgent agent from its prompt and answers with that agent's scripted
+reply; a real BM25 index of the acme document; ``build``, the knowledge stage on a script."""
 
 from __future__ import annotations
 
@@ -10,10 +10,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import pytest
-from scripted_backend import ScriptedBackend
-from test_docpilot_support import acme_document  # noqa: F401 - the acme fixture
-
 from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest
@@ -22,6 +18,8 @@ from docqa.core.question import Question
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.slideagent import prompts
 from docqa.retrievers import IndexedPage, create_retriever
+from docqa.stages.knowledge import build_knowledge_folder
+from helpers.scripted_backend import ScriptedBackend
 
 #: agent → the prompt its request starts with
 AGENT_PROMPTS = {
@@ -100,12 +98,6 @@ def with_bm25(env: DocumentEnv, folder: Path) -> DocumentEnv:
     return replace(env, searchers={"bm25": retriever.load(folder)})
 
 
-@pytest.fixture(name="indexed")
-def indexed_acme(acme: DocumentEnv, tmp_path: Path) -> DocumentEnv:
-    """The acme document with a real BM25 index of its pages."""
-    return with_bm25(acme, tmp_path / "bm25")
-
-
 def ask(
     method: Method, env: DocumentEnv, backend: Backend, question: Question = QUESTION
 ) -> Prediction:
@@ -122,3 +114,17 @@ def ask(
 def step(prediction: Prediction, name: str) -> dict[str, Any]:
     """The first trace step named ``name`` (its ``step`` or ``agent``)."""
     return next(s for s in prediction.trace if name in (s.get("agent"), s.get("step")))
+
+
+def build(files: dict[str, Path], backend: SlideScript, out: Path, **settings: object) -> None:
+    """The knowledge stage on ``files`` (documents, pages, elements) with ``backend`` as the
+    model, one document at a time, into ``out``."""
+    build_knowledge_folder(
+        **files,
+        client=lambda: ModelClient(backend),
+        model_name="scripted",
+        settings=dict(settings),
+        identity={"model": {"backend": "scripted"}},
+        out=out,
+        concurrency=1,
+    )

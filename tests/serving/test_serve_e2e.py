@@ -6,19 +6,16 @@ Gemma 3 270M (slow: it is prepared first, about two minutes)."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.serving import docqa_serve, get
+from helpers.tiny_models import tiny_embedded
 from PIL import Image, ImageDraw
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from test_serve import docqa_serve, get, tiny_embedded  # noqa: E402
-
-from docqa.backends.preparation import prepare_model  # noqa: E402
-from docqa.stages.infer import ModelSpec, run_inference  # noqa: E402
+from docqa.backends.preparation import prepare_model
+from docqa.stages.infer import ModelSpec, run_inference
 
 SLIDES = [
     ["Acme Corp", "Annual review 2021"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from workflow import default_config, snakemake, workflow_copy
+from helpers.workflow import default_config, snakemake, workflow_copy
 
 from docqa.runtime.config_check import ConfigError, check_references, experiment_grid
 
@@ -60,7 +60,7 @@ def test_dry_run_of_the_default_config_plans_every_stage(tmp_path: Path) -> None
 
 
 def test_lint_is_clean() -> None:
-    from workflow import ROOT
+    from helpers.workflow import ROOT
 
     result = snakemake(ROOT, "--lint")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -3,12 +3,9 @@ multi-vector encoder, ColQwen2 and ColPali, each saved as the folder its retriev
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from tiny_tokenizers import byte_level_bpe
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from helpers.tiny_tokenizers import byte_level_bpe
 
 CORPUS = [
     "Quarterly review agenda revenue by region north south",

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from PIL import Image, ImageDraw
-from test_slideagent_support import acme_document  # noqa: F401 - the acme fixture
 
 from docqa.core.element import Element
 from docqa.methods.base import DocumentEnv

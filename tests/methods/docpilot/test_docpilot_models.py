@@ -8,18 +8,11 @@ every reply, however bad, answered and counted — and returns a prediction with
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from test_docpilot_support import (  # noqa: F401 - acme_document is the acme fixture
-    ScriptedBackend,
-    acme_document,
-    decision,
-    run,
-    summary_of,
-)
+from helpers.docpilot_script import ScriptedReplies, decision, run, summary_of
 
 from docqa.backends import create_backend
 from docqa.backends.base import Backend, Completion
@@ -30,8 +23,6 @@ from docqa.core.prediction import Prediction
 from docqa.methods.base import DocumentEnv
 from docqa.methods.docpilot import DocPilot, prompts
 from docqa.stages.infer import DocumentStore
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def check_ran_to_the_end(prediction: Prediction, max_steps: int) -> None:
@@ -65,7 +56,7 @@ class VLMWithScriptedSteering(Backend):
 
     def __init__(self, vlm: Backend, replies: list[str]) -> None:
         self.vlm = vlm
-        self.scripted = ScriptedBackend(replies, sees_images=True)
+        self.scripted = ScriptedReplies(replies, sees_images=True)
         self.max_batch_size = vlm.max_batch_size
         self.vlm_requests: list[ChatRequest] = []
 
@@ -89,7 +80,7 @@ class VLMWithScriptedSteering(Backend):
 
 @pytest.fixture(scope="module")
 def tiny_vlm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
-    from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry
+    from helpers.tiny_models import build_tiny_vlm, tiny_model_entry
 
     root = tmp_path_factory.mktemp("tiny-vlm")
     entry = tiny_model_entry(build_tiny_vlm("qwen2_vl", root / "weights"))
@@ -164,7 +155,7 @@ def test_the_document_store_gives_methods_the_overview_grids(
     assert without is not None and without.overviews == []
 
     # without grids, Navigate shows windows of thumbnails instead
-    backend = ScriptedBackend([decision("navigate", {}), "2\nMore: no"] + ["?"] * 2)
+    backend = ScriptedReplies([decision("navigate", {}), "2\nMore: no"] + ["?"] * 2)
     prediction = run(
         DocPilot(max_steps=3, window_pages=3, crops_dir=str(tmp_path)), without, backend
     )

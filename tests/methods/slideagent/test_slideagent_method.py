@@ -7,16 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.scripted_backend import text_of
+from helpers.slideagent_script import QUESTION, SlideScript, ask, step
 from PIL import Image
-from scripted_backend import text_of
-from test_slideagent_support import (  # noqa: F401 - fixtures
-    QUESTION,
-    SlideScript,
-    acme_document,
-    ask,
-    indexed_acme,
-    step,
-)
 
 from docqa.core.document import Page
 from docqa.methods import create_method

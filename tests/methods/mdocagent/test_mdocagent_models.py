@@ -5,29 +5,25 @@ the fallbacks, which must keep the question answered and counted."""
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.tiny_models import build_tiny_lm
 from PIL import Image, ImageDraw
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from backends.test_transformers_lm import build_tiny_lm  # noqa: E402
-
-from docqa.backends import BACKENDS, create_backend  # noqa: E402
-from docqa.backends.base import Backend  # noqa: E402
-from docqa.backends.client import ModelClient  # noqa: E402
-from docqa.backends.preparation import prepare_model  # noqa: E402
-from docqa.backends.transformers_lm import LMSettings, TransformersLM  # noqa: E402
-from docqa.core.document import Document, Page  # noqa: E402
-from docqa.core.prediction import Prediction  # noqa: E402
-from docqa.core.question import Question  # noqa: E402
-from docqa.methods import create_method  # noqa: E402
-from docqa.methods.base import DocumentEnv, Models  # noqa: E402
-from docqa.retrievers import IndexedPage  # noqa: E402
-from docqa.retrievers.bm25 import BM25Retriever  # noqa: E402
+from docqa.backends import BACKENDS, create_backend
+from docqa.backends.base import Backend
+from docqa.backends.client import ModelClient
+from docqa.backends.preparation import prepare_model
+from docqa.backends.transformers_lm import LMSettings, TransformersLM
+from docqa.core.document import Document, Page
+from docqa.core.prediction import Prediction
+from docqa.core.question import Question
+from docqa.methods import create_method
+from docqa.methods.base import DocumentEnv, Models
+from docqa.retrievers import IndexedPage
+from docqa.retrievers.bm25 import BM25Retriever
 
 SLIDES = [
     "Acme Corp\nAnnual review 2021",
@@ -120,7 +116,7 @@ def test_mdocagent_runs_on_a_tiny_random_vlm(env: DocumentEnv, tmp_path: Path) -
     BACKENDS.load_all()
     if "transformers" not in BACKENDS.names():
         pytest.skip("the transformers VLM backend is not registered yet")
-    from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry
+    from helpers.tiny_models import build_tiny_vlm, tiny_model_entry
 
     entry = tiny_model_entry(build_tiny_vlm("qwen2_5_vl", tmp_path / "vlm"))
     prepare_model("tiny-qwen2.5-vl", entry, tmp_path / "prepared")

@@ -10,18 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_slideagent_support import (  # noqa: F401 - acme_document is the acme fixture
-    QUESTION,
-    acme_document,
-    ask,
-    step,
-    with_bm25,
-)
+from helpers.slideagent_script import QUESTION, ask, step, with_bm25
 
 from docqa.backends import create_backend
 from docqa.backends.base import Backend
@@ -31,8 +24,6 @@ from docqa.methods.base import DocumentEnv
 from docqa.methods.slideagent import SlideAgent
 from docqa.methods.slideagent.build import KnowledgeSettings, build_knowledge
 from docqa.methods.slideagent.knowledge import read_knowledge, write_knowledge
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 PAGES = 3
 SMALL = KnowledgeSettings(global_pages=2, knowledge_tokens=24, element_tokens=32)
@@ -91,7 +82,7 @@ def test_slideagent_runs_on_the_embedded_default(acme: DocumentEnv, tmp_path: Pa
 
 @pytest.mark.slow
 def test_slideagent_runs_on_a_tiny_random_vlm(acme: DocumentEnv, tmp_path: Path) -> None:
-    from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry
+    from helpers.tiny_models import build_tiny_vlm, tiny_model_entry
 
     entry = tiny_model_entry(build_tiny_vlm("qwen2_vl", tmp_path / "weights"))
     prepare_model("tiny-qwen2-vl", entry, tmp_path / "model")
