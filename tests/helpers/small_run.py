@@ -14,7 +14,7 @@ METHODS = ["text_rag_top1", "text_rag_top4", "oracle_pages", "docpilot"]
 
 
 def small_config(weights: Path) -> dict:
-    config = default_config()
+    config = default_config("methods")
     config["datasets"]["synthslides"]["options"] = {"seed": 3, "decks": 1, "questions_per_deck": 4}
     config["models"] = {MODEL: tiny_model_entry(weights)}
     config["methods"]["docpilot"]["max_steps"] = 3

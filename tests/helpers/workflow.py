@@ -25,8 +25,15 @@ def workflow_copy(tmp_path: Path, config: dict | None = None) -> Path:
     return work
 
 
-def default_config() -> dict:
-    return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+def default_config(*catalogues: str) -> dict:
+    """config/config.yaml, updated by each catalogue named (``"methods"`` for
+    config/methods.yaml) as ``--configfile config/<name>.yaml`` updates it."""
+    from snakemake.utils import update_config
+
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    for name in catalogues:
+        update_config(config, yaml.safe_load((ROOT / "config" / f"{name}.yaml").read_text()))
+    return config
 
 
 def snakemake(work: Path, *args: str, timeout: float = 1800) -> subprocess.CompletedProcess[str]:

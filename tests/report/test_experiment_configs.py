@@ -41,6 +41,7 @@ def _configfiles(name: str) -> list[str]:
     return [
         "config/datasets.yaml",
         "config/models.yaml",
+        "config/methods.yaml",
         *(f"config/experiments/{base}" for base in BASES.get(name, [])),
         f"config/experiments/{name}",
     ]

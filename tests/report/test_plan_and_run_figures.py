@@ -28,7 +28,7 @@ def test_default_config_plans_top_k_but_no_agent_or_quantization_figure() -> Non
 
 
 def test_docpilot_and_a_bf16_nf4_pair_plan_their_figures() -> None:
-    config = default_config()
+    config = default_config("methods")
     config["models"]["big"] = {"backend": "transformers", "hf_id": "o/m", "revision": "a" * 40}
     config["models"]["big-nf4"] = {**config["models"]["big"], "precision": "nf4"}
     config["experiments"] = [

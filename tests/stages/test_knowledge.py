@@ -135,7 +135,7 @@ def test_the_dag_builds_knowledge_once_per_dataset_and_model(tmp_path: Path) -> 
     own; other methods do not wait for any knowledge."""
     from helpers.workflow import default_config, snakemake, workflow_copy
 
-    config = default_config()
+    config = default_config("methods")
     config["models"]["gemma3-270m-copy"] = {**config["models"]["gemma3-270m"], "max_batch_size": 4}
     config["experiments"] = [
         {

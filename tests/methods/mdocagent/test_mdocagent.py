@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from helpers.workflow import default_config
 from PIL import Image
 
 from docqa.backends.base import Backend, Completion
@@ -427,7 +427,7 @@ def test_bad_options_are_clear_errors(options: dict[str, Any], message: str) -> 
 
 
 def test_the_config_names_the_top_k_variants_and_the_ablations() -> None:
-    config = yaml.safe_load((Path(__file__).parents[3] / "config" / "config.yaml").read_text())
+    config = default_config("methods")
     entries = {n: e for n, e in config["methods"].items() if e["type"] == "mdocagent"}
     built = {name: create_method(entry) for name, entry in entries.items()}
     assert {entry["top_k"] for entry in entries.values()} == {1, 4}
