@@ -49,9 +49,9 @@ from docqa.retrievers.multivector import (
 )
 from docqa.stages.render import render_dataset
 
-TESTS = Path(__file__).resolve().parents[1] / "tests"
-sys.path[:0] = [str(TESTS / "retrievers"), str(TESTS)]  # tiny_encoders and what it imports
-from tiny_encoders import tiny_colbert, tiny_colpali, tiny_colqwen2  # noqa: E402
+# the tiny random encoders are the tests' (tests/helpers/tiny_encoders.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from helpers.tiny_encoders import tiny_colbert, tiny_colpali, tiny_colqwen2
 
 RESULTS = Path(__file__).parent / "results" / "retrieval.json"
 TOP_K = 4

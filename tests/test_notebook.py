@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import nbformat
+from helpers.scored_runs import scored_run
 from nbclient import NotebookClient
-from report.scored_runs import scored_run
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "explore_results.ipynb"
 

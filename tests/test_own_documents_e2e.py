@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from workflow import default_config, snakemake, workflow_copy
+from helpers.workflow import default_config, snakemake, workflow_copy
 
 pytestmark = pytest.mark.slow
 

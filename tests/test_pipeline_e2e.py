@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from workflow import default_config, snakemake, workflow_copy
+from helpers.workflow import default_config, snakemake, workflow_copy
 
 pytestmark = pytest.mark.slow
 

@@ -11,9 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_infrastructure_errors import served
-from test_serve import free_port, get, tiny_embedded
-from workflow import default_config, snakemake, workflow_copy
+from helpers.serving import free_port, get, served
+from helpers.tiny_models import tiny_embedded
+from helpers.workflow import default_config, snakemake, workflow_copy
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import yaml
-from workflow import ROOT, default_config, workflow_copy
+from helpers.workflow import ROOT, default_config, workflow_copy
 
 PROFILES = ROOT / "profiles"
 

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from workflow import default_config, snakemake, workflow_copy
+from helpers.workflow import default_config, snakemake, workflow_copy
 
 pytestmark = pytest.mark.slow
 

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from pathlib import Path
 
 import pytest
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from test_transformers_lm import PROMPTS, build_tiny_lm, greedy
+from helpers.tiny_models import LM_PROMPTS as PROMPTS
+from helpers.tiny_models import build_tiny_lm, greedy
 
 from docqa.backends.base import Completion
 from docqa.backends.cache import ResponseCache

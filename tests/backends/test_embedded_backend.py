@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from test_transformers_lm import build_tiny_lm
+from helpers.tiny_models import build_tiny_lm
 
 from docqa.backends import BACKENDS, create_backend
 from docqa.backends.preparation import MODEL_CARD, prepare_model

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 import yaml
+from helpers.workflow import default_config, snakemake, workflow_copy
 from snakemake.utils import validate
-from workflow import default_config, snakemake, workflow_copy
 
 from docqa.runtime.config_check import check_references
 

@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shutil
 from pathlib import Path
 
-import pytest
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
 import huggingface_hub.constants
+import pytest
 import torch
-from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry
+from helpers.tiny_models import build_tiny_vlm, tiny_model_entry
 
 from docqa.backends import create_backend
 from docqa.backends.preparation import prepare_model, read_model_card

@@ -15,10 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from backends.tiny_vlms import build_tiny_vlm, write_page
+from helpers.tiny_models import build_tiny_vlm, write_page
 
 from docqa.backends.cache import ResponseCache
 from docqa.backends.client import ModelClient

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backends.tiny_vlms import write_page
+from helpers.tiny_models import write_page
 from PIL import Image
 
 from docqa.backends import create_backend

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-from tiny_tokenizers import byte_level_bpe
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from helpers.tiny_models import LM_CONTEXT as CONTEXT
+from helpers.tiny_models import LM_PROMPTS as PROMPTS
+from helpers.tiny_models import build_tiny_lm, greedy
 
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.backends.transformers_lm import (
@@ -18,58 +17,10 @@ from docqa.backends.transformers_lm import (
     cut_middle,
 )
 
-CORPUS = [
-    "Q: What is the capital of France?\nA: Paris\n",
-    "The quarterly report shows revenue of 120 million in Q1 and 135 million in Q2.\n",
-    "### Page 3\nProject Milestones\n2019 Prototype built\n2020 Field trials\n",
-]
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}\n{% endfor %}"
     "{% if add_generation_prompt %}<|assistant|>{% endif %}"
 )
-#: the tiny model's context: prompts longer than this minus max_new_tokens are cut
-CONTEXT = 128
-
-
-def build_tiny_lm(folder: Path, chat_template: str | None = None) -> Path:
-    """A random Gemma 3 causal LM (hidden 64, 2 layers, sliding window 8) and a byte-level BPE
-    tokenizer trained on a few lines, saved as a transformers folder."""
-    import torch
-    from tokenizers import processors
-    from transformers import Gemma3ForCausalLM, Gemma3TextConfig, PreTrainedTokenizerFast
-
-    bpe = byte_level_bpe(CORPUS * 10, 400, ["<pad>", "<eos>", "<bos>", "<unk>"])
-    bpe.post_processor = processors.TemplateProcessing(
-        single="<bos> $A", special_tokens=[("<bos>", 2)]
-    )
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe,
-        bos_token="<bos>",
-        eos_token="<eos>",
-        pad_token="<pad>",
-        unk_token="<unk>",
-    )
-    if chat_template is not None:
-        tokenizer.chat_template = chat_template
-    torch.manual_seed(0)
-    config = Gemma3TextConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=16,
-        max_position_embeddings=CONTEXT,
-        sliding_window=8,
-        layer_types=["sliding_attention", "full_attention"],
-        pad_token_id=0,
-        eos_token_id=1,
-        bos_token_id=2,
-    )
-    Gemma3ForCausalLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
 
 
 @pytest.fixture(scope="module")
@@ -80,18 +31,6 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def lm(tiny_dir: Path) -> TransformersLM:
     return TransformersLM(tiny_dir, {"id": "tiny"}, LMSettings(max_batch_size=8))
-
-
-PROMPTS = [
-    "Q: What is the capital of France?\nA:",
-    "x",
-    "The quarterly report shows revenue of 120 million in Q1 and 135 million in Q2.\nQ: Q2?\nA:",
-    "### Page 3\nProject Milestones\n",
-]
-
-
-def greedy(prompt: str, max_new_tokens: int = 12, stop: tuple[str, ...] = ()) -> ChatRequest:
-    return ChatRequest.prompt(prompt, Generation(max_new_tokens=max_new_tokens, stop=stop))
 
 
 @pytest.mark.parametrize("attn", ["sdpa", "eager"])

@@ -3,14 +3,10 @@ loaded back through the Auto classes, answering requests with 1-3 page images.""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry, write_page
+from helpers.tiny_models import build_tiny_vlm, tiny_model_entry, write_page
 
 from docqa.backends import create_backend
 from docqa.backends.base import Backend

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from benchmark_files import MADQA_SCHEMA, image, parquet, pdf
+from helpers.benchmark_files import MADQA_SCHEMA, image, parquet, pdf
 
 from docqa.core.failures import read_failures
 from docqa.core.jsonl import read_jsonl

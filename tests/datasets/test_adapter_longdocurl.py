@@ -7,7 +7,7 @@ import shutil
 import tarfile
 from pathlib import Path
 
-from benchmark_files import LONGDOCURL_SAMPLE, pdf
+from helpers.benchmark_files import LONGDOCURL_SAMPLE, pdf
 
 from docqa.core.failures import read_failures
 from docqa.core.jsonl import read_jsonl

@@ -9,7 +9,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from benchmark_files import MMLONGBENCH_SAMPLES, MMLONGBENCH_SCHEMA, broken_pdf, parquet, pdf
+from helpers.benchmark_files import (
+    MMLONGBENCH_SAMPLES,
+    MMLONGBENCH_SCHEMA,
+    broken_pdf,
+    parquet,
+    pdf,
+)
 
 from docqa.core.document import Document
 from docqa.core.failures import read_failures

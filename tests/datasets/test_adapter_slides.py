@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from benchmark_files import (
+from helpers.benchmark_files import (
     NOT_AN_IMAGE,
     REALMMRAG_SCHEMA,
     SLIDEVQA_SCHEMA,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import huggingface_hub.constants
 import pytest
-from benchmark_files import MADQA_URLS_SCHEMA, parquet
-from fake_hub import FakeHub
+from helpers.benchmark_files import MADQA_URLS_SCHEMA, parquet
+from helpers.fake_hub import FakeHub
 
 from docqa.datasets.download import (
     DownloadError,
@@ -26,7 +26,7 @@ PDF = b"%PDF-1.4\n" + b"0123456789" * 900
 
 @pytest.fixture
 def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
-    # other tests switch huggingface_hub to offline mode for their models, at import
+    # tests/conftest.py switches huggingface_hub to offline mode for the whole suite
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
     hub = FakeHub()
     hub.url = hub.start()  # type: ignore[attr-defined]

@@ -11,9 +11,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-from benchmark_files import MMLONGBENCH_SAMPLES, MMLONGBENCH_SCHEMA, parquet, pdf
-from fake_hub import FakeHub
-from workflow import ROOT, workflow_copy
+from helpers.benchmark_files import MMLONGBENCH_SAMPLES, MMLONGBENCH_SCHEMA, parquet, pdf
+from helpers.fake_hub import FakeHub
+from helpers.workflow import ROOT, workflow_copy
 
 from docqa.cli import main
 from docqa.datasets import DATASETS
@@ -144,7 +144,7 @@ def test_one_target_downloads_verifies_and_converts_and_gated_ones_stop_alone(
         (work / "config" / "local.yaml").write_text(yaml.safe_dump(catalogue))
         env = {**os.environ, "HF_ENDPOINT": url, "HF_HOME": str(tmp_path / "hf-home")}
         env.pop("HF_TOKEN", None)
-        env.pop("HF_HUB_OFFLINE", None)  # other tests set it for their models
+        env.pop("HF_HUB_OFFLINE", None)  # tests/conftest.py sets it for the whole suite
         targets = ["results/data/mmlb/questions.jsonl", "results/data/locked/questions.jsonl"]
 
         def snakemake(*targets: str) -> subprocess.CompletedProcess[str]:

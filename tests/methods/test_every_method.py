@@ -10,14 +10,13 @@ minimal config in ``CONFIGS`` (a registered type without one fails, naming what 
 from __future__ import annotations
 
 import inspect
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from backends.tiny_vlms import build_tiny_vlm, tiny_model_entry
-from retrievers.tiny_encoders import tiny_colpali
-from test_indexing import QUESTIONS, write_stage_files
+from helpers.stage_files import QUESTIONS, write_stage_files
+from helpers.tiny_encoders import tiny_colpali
+from helpers.tiny_models import build_tiny_vlm, tiny_model_entry
 
 from docqa.backends.preparation import prepare_model
 from docqa.core.document import Document
@@ -27,8 +26,6 @@ from docqa.methods import METHODS
 from docqa.runtime.workflow import retriever_names
 from docqa.stages.index import build_indexes
 from docqa.stages.infer import ModelSpec, run_inference
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 #: method type -> minimal configs (small top-k, few steps, few new tokens) to run it with
 CONFIGS: dict[str, list[dict[str, Any]]] = {

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from retrievers.sample_document import NO_TEXT_PAGE, TEXTS, draw_document
-from retrievers.tiny_encoders import tiny_colpali, tiny_colqwen2
-from scripted_backend import text_of
-from test_docpilot_support import ScriptedBackend, run
-from test_indexing import write_stage_files
+from helpers.docpilot_script import ScriptedReplies, run
+from helpers.sample_document import NO_TEXT_PAGE, TEXTS, draw_document
+from helpers.scripted_backend import text_of
+from helpers.stage_files import write_stage_files
+from helpers.tiny_encoders import tiny_colpali, tiny_colqwen2
 
 from docqa.core.document import Document, Page
 from docqa.core.question import Question
@@ -46,7 +46,7 @@ def indexed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 def test_the_top_k_pages_go_to_the_model_best_first(indexed) -> None:
     env, kind = indexed
-    backend = ScriptedBackend([" 120\n"], sees_images=True)
+    backend = ScriptedReplies([" 120\n"], sees_images=True)
     prediction = run(
         create_method({"type": "image_rag", "retriever": kind, "top_k": 2}), env, backend, QUESTION
     )
@@ -63,7 +63,7 @@ def test_the_top_k_pages_go_to_the_model_best_first(indexed) -> None:
 def test_a_page_without_text_is_retrieved_by_its_image_and_read_as_a_placeholder(indexed) -> None:
     env, kind = indexed
     assert env.page_texts[NO_TEXT_PAGE] == ""
-    backend = ScriptedBackend(["x"])  # text-only
+    backend = ScriptedReplies(["x"])  # text-only
     method = create_method({"type": "image_rag", "retriever": kind, "top_k": len(TEXTS)})
     prediction = run(method, env, backend, QUESTION)
     assert NO_TEXT_PAGE in prediction.pages

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.docpilot_script import ScriptedReplies, run
+from helpers.scripted_backend import text_of
 from PIL import Image, ImageDraw
-from scripted_backend import text_of
-from test_docpilot_support import ScriptedBackend, run
 
 from docqa.core.document import Document, Page
 from docqa.core.prediction import Prediction
@@ -46,12 +46,12 @@ def deck(tmp_path_factory: pytest.TempPathFactory) -> DocumentEnv:
     return DocumentEnv(Document("deck", "deck.pdf", len(TEXTS)), pages, TEXTS)
 
 
-def answer(deck: DocumentEnv, backend: ScriptedBackend, **options) -> Prediction:
+def answer(deck: DocumentEnv, backend: ScriptedReplies, **options) -> Prediction:
     return run(create_method({"type": "vanilla", **options}), deck, backend, QUESTION)
 
 
 def test_every_page_goes_to_the_model_in_order_as_its_ocr_text(deck: DocumentEnv) -> None:
-    backend = ScriptedBackend([" 42 million\n"])
+    backend = ScriptedReplies([" 42 million\n"])
     prediction = answer(deck, backend)
     assert prediction.answer == "42 million"
     assert prediction.error == ""
@@ -71,7 +71,7 @@ def test_every_page_goes_to_the_model_in_order_as_its_ocr_text(deck: DocumentEnv
 def test_a_document_over_the_page_cap_keeps_its_first_pages_and_says_so(
     deck: DocumentEnv,
 ) -> None:
-    backend = ScriptedBackend(["42"], sees_images=True)
+    backend = ScriptedReplies(["42"], sees_images=True)
     prediction = answer(deck, backend, max_pages=5)
     assert prediction.pages == [0, 1, 2, 3, 4]
     assert prediction.pages_truncated == 2
@@ -83,7 +83,7 @@ def test_a_document_over_the_page_cap_keeps_its_first_pages_and_says_so(
 
 def test_grids_follow_mmlongbench_doc(deck: DocumentEnv, tmp_path: Path) -> None:
     """Seven pages in at most five images: runs of two pages, three a row, so four images."""
-    backend = ScriptedBackend(["42"], sees_images=True)
+    backend = ScriptedReplies(["42"], sees_images=True)
     prediction = answer(deck, backend, mode="grids", images_dir=str(tmp_path))
     images = backend.requests[0].images
     assert len(images) == 4
@@ -105,7 +105,7 @@ def test_the_pixel_budget_is_shared_by_the_images_and_written_once(
     deck: DocumentEnv, tmp_path: Path
 ) -> None:
     budget = 7 * 1000  # each page gets 1000 pixels, under its 64 x 48
-    backend = ScriptedBackend(["42", "42"], sees_images=True)
+    backend = ScriptedReplies(["42", "42"], sees_images=True)
     answer(deck, backend, max_pixels=budget, images_dir=str(tmp_path))
     images = backend.requests[0].images
     assert len(images) == 7
@@ -116,7 +116,7 @@ def test_the_pixel_budget_is_shared_by_the_images_and_written_once(
     assert backend.requests[1].images == images
     assert {path: path.stat().st_mtime_ns for path in tmp_path.iterdir()} == written
     # a budget the pages fit in leaves them as rendered
-    answer(deck, ScriptedBackend(["42"]), max_pixels=10**7, images_dir=str(tmp_path / "none"))
+    answer(deck, ScriptedReplies(["42"]), max_pixels=10**7, images_dir=str(tmp_path / "none"))
     assert not (tmp_path / "none").exists()
 
 
@@ -129,7 +129,7 @@ def test_a_broken_page_image_fails_its_question_with_the_page_named(
     env = DocumentEnv(deck.document, pages, TEXTS)
     method = create_method({"type": "vanilla", "mode": "grids", "images_dir": str(tmp_path)})
     with pytest.raises(ValueError, match="broken.png cannot be read"):
-        run(method, env, ScriptedBackend(["x"]))
+        run(method, env, ScriptedReplies(["x"]))
     assert [path.name for path in tmp_path.iterdir()] == ["broken.png"]  # nothing half-written
 
 

@@ -3,7 +3,7 @@
 import asyncio
 
 import pytest
-from scripted_backend import ScriptedBackend
+from helpers.scripted_backend import ScriptedBackend
 
 from docqa.backends.client import ModelClient
 from docqa.metrics.extraction import (

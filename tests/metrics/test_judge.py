@@ -4,7 +4,7 @@ import asyncio
 import json
 
 import pytest
-from scripted_backend import ScriptedBackend
+from helpers.scripted_backend import ScriptedBackend
 
 from docqa.backends.client import ModelClient
 from docqa.metrics import judge

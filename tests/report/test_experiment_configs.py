@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers.workflow import ROOT, snakemake, workflow_copy
 from snakemake.utils import update_config, validate
-from workflow import ROOT, snakemake, workflow_copy
 
 from docqa.methods import METHODS, create_method
 from docqa.runtime.config_check import check_references, experiment_grid
@@ -41,6 +41,7 @@ def _configfiles(name: str) -> list[str]:
     return [
         "config/datasets.yaml",
         "config/models.yaml",
+        "config/methods.yaml",
         *(f"config/experiments/{base}" for base in BASES.get(name, [])),
         f"config/experiments/{name}",
     ]

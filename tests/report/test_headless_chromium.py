@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from headless_chromium import browser_session, check_page, group_members
+from helpers.headless_chromium import browser_session, check_page, group_members
 from PIL import Image
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from scored_runs import scored_run
+from helpers.scored_runs import scored_run
 
 from docqa.report.inputs import load_scores
 from docqa.report.paper_tables import (

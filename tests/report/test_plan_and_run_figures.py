@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.scored_runs import scored_run
+from helpers.workflow import default_config
 from PIL import Image
-from scored_runs import scored_run
-from workflow import default_config
 
 from docqa.report.agent_figures import plot_calls_per_action, plot_recall_by_round
 from docqa.report.figures import plot_score_by_kind
@@ -28,7 +28,7 @@ def test_default_config_plans_top_k_but_no_agent_or_quantization_figure() -> Non
 
 
 def test_docpilot_and_a_bf16_nf4_pair_plan_their_figures() -> None:
-    config = default_config()
+    config = default_config("methods")
     config["models"]["big"] = {"backend": "transformers", "hf_id": "o/m", "revision": "a" * 40}
     config["models"]["big-nf4"] = {**config["models"]["big"], "precision": "nf4"}
     config["experiments"] = [

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from headless_chromium import check_page
-from small_run import MODEL, build_small_run
-from workflow import snakemake
+from helpers.headless_chromium import check_page
+from helpers.small_run import MODEL, build_small_run
+from helpers.workflow import snakemake
 
 pytestmark = pytest.mark.slow
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sample_document import draw_document
-from tiny_encoders import tiny_colbert, tiny_colpali, tiny_colqwen2, tiny_sentence_encoder
+from helpers.sample_document import draw_document
+from helpers.tiny_encoders import tiny_colbert, tiny_colpali, tiny_colqwen2, tiny_sentence_encoder
 
 from docqa.retrievers import IndexedPage
 

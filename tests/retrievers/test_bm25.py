@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sample_document import NO_TEXT_PAGE, TEXTS
+from helpers.sample_document import NO_TEXT_PAGE, TEXTS
 
 from docqa.retrievers import IndexedPage, create_retriever
 from docqa.retrievers.bm25 import BM25Searcher

@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
-from sample_document import NO_TEXT_PAGE, TEXTS
+from helpers.sample_document import NO_TEXT_PAGE, TEXTS
 
 from docqa.retrievers import IndexedPage, create_retriever
 

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from sample_document import TEXTS
+from helpers.sample_document import TEXTS
 
 from docqa.retrievers import IndexedPage, create_retriever
 from docqa.retrievers.hybrid import component_names

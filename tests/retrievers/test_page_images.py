@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from sample_document import NO_TEXT_PAGE
+from helpers.sample_document import NO_TEXT_PAGE
 
 from docqa.retrievers import IndexedPage, create_retriever
 from docqa.retrievers.ranking import top_pages

@@ -1,0 +1,67 @@
+"""The config is validated before anything runs, and errors name the offending key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers.workflow import default_config, snakemake, workflow_copy
+
+from docqa.runtime.config_check import ConfigError, check_references, experiment_grid
+
+
+def test_default_config_grid() -> None:
+    grid = experiment_grid(default_config())
+    assert ("synthslides", "text_rag_top4", "gemma3-270m") in grid
+    assert len(grid) == len(set(grid)) == 3
+
+
+def test_unknown_reference_is_named() -> None:
+    config = default_config()
+    config["experiments"][0]["methods"].append("no_such_method")
+    config["methods"]["text_rag_top1"]["retriever"] = "colbert"
+    with pytest.raises(ConfigError) as error:
+        check_references(config)
+    assert "experiments[0].methods: 'no_such_method'" in str(error.value)
+    assert "methods.text_rag_top1.retriever: 'colbert'" in str(error.value)
+
+
+def test_snakemake_rejects_a_bad_key_by_name(tmp_path: Path) -> None:
+    config = default_config()
+    config["render"]["dpl"] = 150  # a typo of dpi
+    work = workflow_copy(tmp_path, config)
+    result = snakemake(work, "-n")
+    assert result.returncode != 0
+    assert "dpl" in result.stderr + result.stdout
+
+
+def test_snakemake_rejects_a_wrong_type(tmp_path: Path) -> None:
+    config = default_config()
+    config["render"]["dpi"] = "high"
+    result = snakemake(workflow_copy(tmp_path, config), "-n")
+    assert result.returncode != 0
+    assert "dpi" in result.stderr + result.stdout
+
+
+def test_dry_run_of_the_default_config_plans_every_stage(tmp_path: Path) -> None:
+    result = snakemake(workflow_copy(tmp_path), "-n")
+    assert result.returncode == 0, result.stderr
+    for rule in (
+        "prepare_dataset",
+        "render_pages",
+        "text_pages",
+        "build_index",
+        "prepare_model",
+        "infer",
+        "score",
+        "report",
+    ):
+        assert rule in result.stdout, rule
+
+
+def test_lint_is_clean() -> None:
+    from helpers.workflow import ROOT
+
+    result = snakemake(ROOT, "--lint")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Lints for" not in result.stdout + result.stderr, result.stdout + result.stderr
