@@ -133,7 +133,11 @@ class OpenAICompatible(Backend):
             "messages": openai_messages(
                 request,
                 vision=settings.vision,
-                max_pixels=settings.max_pixels,
+                max_pixels=(
+                    settings.max_pixels
+                    if request.generation.max_pixels is None
+                    else request.generation.max_pixels
+                ),
                 image_detail=settings.image_detail,
             ),
             "max_tokens": request.generation.max_new_tokens,

@@ -80,9 +80,23 @@ class TopKMethod(Method):
         top_k: int = 4,
         max_chars_per_page: int = 1500,
         max_new_tokens: int = 24,
+        prompt: str = "auto",
+        temperature: float = 0.0,
+        image_max_pixels: int | None = None,
     ) -> None:
+        """``prompt``: a style of :mod:`docqa.methods.baseline_prompts` (``auto`` follows the
+        model); ``image_max_pixels``: each page image's pixel budget, replacing the model's
+        (``None`` keeps it); ``max_chars_per_page``: the page text a text model reads."""
+        from docqa.methods.baseline_prompts import check_style
+
         if top_k < 1:
             raise ValueError(f"{self.name}: top_k must be at least 1, not {top_k}")
+        check_style(self.name, prompt)
+        if image_max_pixels is not None and image_max_pixels < 1:
+            raise ValueError(f"{self.name}: image_max_pixels must be at least 1 or null")
+        self.prompt = prompt
+        self.temperature = temperature
+        self.image_max_pixels = image_max_pixels
         retriever = retriever or self.default_retriever
         self.retriever = retriever
         self.retrievers = (retriever,)
