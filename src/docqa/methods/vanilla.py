@@ -48,8 +48,8 @@ from docqa.core.question import Question
 from docqa.imaging.page_grid import GRID_COLUMNS, MAX_GRID_IMAGES, grid_image, grid_runs
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models
-from docqa.methods.mdocagent.requests import NO_OCR_TEXT
 from docqa.methods.baseline_prompts import check_style, generation, image_request, resolve_style
+from docqa.methods.mdocagent.requests import NO_OCR_TEXT
 from docqa.methods.prompts import format_pages
 
 MODES = ("pages", "grids")
