@@ -14,7 +14,9 @@ Option ``prompt`` of those methods picks one:
   ``text_rag_template``;
 * ``bare``: MMLongBench-Doc's open-model runs (``run_lvlm.py``): the page images, then the
   question as it is, nothing else (the free-form reply is reduced to an answer by the
-  benchmark's extraction step at scoring).
+  benchmark's extraction step at scoring);
+* ``bare_question_first``: MMLongBench-Doc's API runs (``run_api.py``): the bare question, then
+  the page images.
 
 The papers' templates are data files in ``prompt_files/``, byte for byte, with their source and
 commit in ``prompt_files/SOURCES.md``.
@@ -31,7 +33,7 @@ from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.methods.prompts import STOP, format_pages, reading_preamble, reading_prompt
 
-STYLES = ("auto", "fewshot", "chat", "m3docrag", "bare")
+STYLES = ("auto", "fewshot", "chat", "m3docrag", "bare", "bare_question_first")
 FILES = Path(__file__).with_name("prompt_files")
 
 CHAT_INSTRUCTION = (
@@ -93,6 +95,8 @@ def image_request(
     elif style == "bare":
         parts = [image for _, image in shown]
         parts.append(Part.of_text(question))
+    elif style == "bare_question_first":
+        parts = [Part.of_text(question), *(image for _, image in shown)]
     else:
         raise ValueError(f"prompt style {style!r} is not one of {STYLES[1:]}")
     return ChatRequest((Message("user", tuple(parts)),), gen)
@@ -111,6 +115,8 @@ def text_request(
         text = template("m3docrag_text_rag").substitute(documents=documents, question=question)
     elif style == "bare":
         text = f"{format_pages(pages)}\n{question.strip()}"
+    elif style == "bare_question_first":
+        text = f"{question.strip()}\n\n{format_pages(pages)}"
     else:
         raise ValueError(f"prompt style {style!r} is not one of {STYLES[1:]}")
     return ChatRequest.prompt(text, gen)
