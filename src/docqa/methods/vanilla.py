@@ -145,12 +145,16 @@ class Vanilla(Method):
         self.image_max_pixels = image_max_pixels
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
-        shown_pages = list(range(min(len(env.pages), self.max_pages)))
-        truncated = len(env.pages) - len(shown_pages)
+        readable = env.readable  # the question's page window, or every page
+        shown_pages = readable[: self.max_pages]
+        truncated = len(readable) - len(shown_pages)
         runs = (
-            [range(page, page + 1) for page in shown_pages]
+            [[page] for page in shown_pages]
             if self.mode == "pages"
-            else grid_runs(len(shown_pages), self.max_images)
+            else [
+                [shown_pages[i] for i in run]
+                for run in grid_runs(len(shown_pages), self.max_images)
+            ]
         )
         budget = self.max_pixels // len(runs) if self.max_pixels and runs else None
         shown = [(self._heading(run), self._part(env, run, budget)) for run in runs]
@@ -177,11 +181,11 @@ class Vanilla(Method):
         )
 
     @staticmethod
-    def _heading(run: range) -> str:
+    def _heading(run: Sequence[int]) -> str:
         first, last = run[0] + 1, run[-1] + 1
         return f"### Page {first}" if first == last else f"### Pages {first}-{last}"
 
-    def _part(self, env: DocumentEnv, run: range, budget: int | None) -> Part:
+    def _part(self, env: DocumentEnv, run: Sequence[int], budget: int | None) -> Part:
         """One image of the request: a page as rendered, or a page scaled to ``budget``, or a
         grid of pages; for text-only models, the OCR text of its pages."""
         pages = [env.pages[i] for i in run]

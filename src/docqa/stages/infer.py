@@ -204,7 +204,8 @@ async def _answer_all(
                 if env is None:
                     error = f"document {question.doc_id} could not be read; see {failures}"
                     return Prediction(question.question_id, "", error=error)
-                return await method.answer(question, env, models)
+                # a question with a page window reads and retrieves only inside it
+                return await method.answer(question, env.within(question.page_window), models)
             except Exception as error:
                 log.warning("question %s failed: %r", question.question_id, error)
                 message = f"{type(error).__name__}: {error}"

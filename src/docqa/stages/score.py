@@ -238,6 +238,7 @@ def _score_question(
         "gold": question.answer,
         "error": MISSING if prediction is None else prediction.error,
         "evidence_pages": question.evidence_pages,
+        "page_window": question.page_window,
         "tags": question.tags,
     }
 
