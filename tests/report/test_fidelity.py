@@ -155,8 +155,9 @@ def test_row(row: dict[str, str]) -> None:
     same = row["Same?"]
     assert row["Paper"], f"{where}: the paper's value is required"
     assert row["Where stated"], f"{where}: where the paper states it is required"
-    assert same == "same" or re.match(r"^(differs|pending): \S", same), (
-        f"{where}: 'Same?' is 'same', 'differs: <reason>' or 'pending: <reason>', not {same!r}"
+    assert same == "same" or re.match(r"^(same|differs|pending): \S", same), (
+        f"{where}: 'Same?' is 'same' (or 'same: <note>'), 'differs: <reason>' or "
+        f"'pending: <reason>', not {same!r}"
     )
     if row["Check"] == "—":
         assert same.startswith("pending"), f"{where}: only a pending row may have no check"
