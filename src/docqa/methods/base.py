@@ -38,7 +38,9 @@ class DocumentEnv:
         if not window:
             return self
         pages = [page for page in window if page < len(self.pages)]
-        searchers = {name: WindowSearcher(s, pages) for name, s in self.searchers.items()}
+        searchers: dict[str, PageSearcher] = {
+            name: WindowSearcher(s, pages) for name, s in self.searchers.items()
+        }
         return replace(self, searchers=searchers, window=pages)
 
     @property
