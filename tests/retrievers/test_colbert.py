@@ -85,5 +85,10 @@ def test_best_passage_scores_a_page_as_its_best_passage_alone(
     assert searcher.page_scores("revenue north").tolist() == pytest.approx(expected)
     ranking = searcher.search("revenue north", len(texts))
     assert ranking[-1] == 2  # no text, no passage
+    # MDocAgent's reading of the passage ranking: the page of each best passage, repeats kept
+    order = sorted(range(len(passages)), key=lambda i: -passage_scores[i])
+    repeats = searcher.search_with_repeats("revenue north", len(passages))
+    assert repeats == [passages[i][0] for i in order]
+    assert repeats.count(0) == len(page_chunks(long_page, 10))  # every passage of the long page
     with pytest.raises(ValueError, match="page_score=None"):  # a union index is not reused
         create_retriever({**options, "page_score": "best_passage"}).load(tmp_path / "one")

@@ -73,6 +73,11 @@ class WindowSearcher:
         ranked = self.inner.search(query, self.inner.pages)
         return [page for page in ranked if page in self.allowed][:k]
 
+    def search_with_repeats(self, query: str, k: int) -> list[int]:
+        """The inner searcher's passage ranking (repeats kept), filtered to the window."""
+        every = self.inner.search_with_repeats(query, 1 << 30)  # type: ignore[attr-defined]
+        return [page for page in every if page in self.allowed][:k]
+
 
 @dataclass
 class Models:

@@ -155,6 +155,16 @@ class BestPassageSearcher:
             return []
         return top_pages(self.page_scores(query).numpy(), k)
 
+    def search_with_repeats(self, query: str, k: int) -> list[int]:
+        """The pages of the ``k`` best passages, best first, a page once per passage (MDocAgent
+        reads RAGatouille's passage ranking this way: two passages of one page fill two
+        slots)."""
+        if k <= 0 or not self.passage_pages:
+            return []
+        with one_cpu_thread():
+            scores = self.vectors.maxsim(self.encode_query(query))[: len(self.passage_pages)]
+        return [self.passage_pages[i] for i in top_pages(scores.numpy(), k)]
+
 
 @contextmanager
 def one_cpu_thread() -> Iterator[None]:

@@ -161,6 +161,10 @@ class MDocAgent(Method):
     def _text_pages(self, question: str, env: DocumentEnv) -> list[int]:
         searcher = env.searcher(self.text_retriever)
         if not self.dedupe_text_pages:
+            if hasattr(searcher, "search_with_repeats") and hasattr(
+                getattr(searcher, "inner", searcher), "search_with_repeats"
+            ):  # a best-passage ColBERT index: the original's passage order, repeats kept
+                return list(searcher.search_with_repeats(question, self.top_k))
             return searcher.search(question, self.top_k)
         # rank the whole document so that dropping repeats still leaves k pages
         ranked = searcher.search(question, max(searcher.pages, self.top_k))
