@@ -143,6 +143,25 @@ def test_pages_go_inline_under_the_pixel_budget(
     assert (body["model"], body["max_tokens"], body["temperature"]) == ("tiny", 8, 0.0)
 
 
+def test_reasoning_tokens_and_a_request_pixel_budget_reach_the_server(
+    server: tuple[ChatServer, str], tmp_path: Path
+) -> None:
+    """A reasoning model's entry adds its thinking room to max_tokens; a request's own pixel
+    budget (a method's image_max_pixels) replaces the model's."""
+    state, url = server
+    page = str(write_page(tmp_path / "page.png", (1280, 720)))
+    request = ask("Revenue?", [page])
+    request = ChatRequest(request.messages, Generation(max_new_tokens=8, max_pixels=160 * 90))
+    served = backend(url, max_pixels=None, reasoning_tokens=4096)
+    served.generate([request])
+    body = state.bodies[-1]
+    assert body["max_tokens"] == 8 + 4096
+    assert served.identity["reasoning_tokens"] == 4096
+    data = body["messages"][0]["content"][0]["image_url"]["url"].split(",", 1)[1]
+    image = Image.open(io.BytesIO(base64.b64decode(data)))
+    assert image.width * image.height <= 160 * 90
+
+
 def test_text_only_server_reads_pages_as_marked_ocr_text(
     server: tuple[ChatServer, str], tmp_path: Path
 ) -> None:

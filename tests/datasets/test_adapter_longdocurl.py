@@ -27,7 +27,8 @@ def test_github_sample_converts_pages_formats_and_answers(tmp_path: Path) -> Non
     assert ROWS[0]["evidence_pages"] == [54]
     assert calc.evidence_pages == [53]
     assert ROWS[0]["start_end_idx"] == [42, 71]
-    assert calc.tags["page_window"] == "41-70"
+    assert calc.page_window == list(range(41, 71))  # a Question field, not a tag
+    assert "page_window" not in calc.tags
     assert (calc.answer, calc.answer_format) == ("5", "Int")  # an int answer, 'Integer'
     assert calc.tags["question_type"] == "calculate"
     assert calc.tags["task_tag"] == "Reasoning"
@@ -94,3 +95,4 @@ def test_mdocagent_copy_reads_samples_json(tmp_path: Path) -> None:
     questions = load_questions(tmp_path)
     assert [q.question_id for q in questions] == [row["question_id"] for row in ROWS]
     assert questions[0].original["page_ids"] == [40, 41]
+    assert questions[0].page_window == [40, 41]  # MDocAgent's 0-based page_ids win

@@ -32,7 +32,7 @@ AGENT_PROMPTS = {
     "read_global": prompts.READ_GLOBAL,
     "read_page": prompts.READ_PAGES,
     "read_element": prompts.READ_ELEMENTS,
-    "synthesizer": prompts.SYNTHESIZE,
+    "synthesizer": prompts.SYNTHESIZE.split(";")[0],  # with or without "Not answerable"
 }
 
 Reply = str | Callable[[ChatRequest], str] | BaseException

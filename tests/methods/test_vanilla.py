@@ -64,7 +64,9 @@ def test_every_page_goes_to_the_model_in_order_as_its_ocr_text(deck: DocumentEnv
     assert positions == sorted(positions)
     assert "Revenue 2020: 42 million" in text
     assert NO_OCR_TEXT in text
-    assert text.endswith("Q: What was the revenue in 2020?\nA:")
+    # a chat model (no raw prompt format) gets the instruction prompt, not the few-shot one
+    assert text.endswith("\nQuestion: What was the revenue in 2020?")
+    assert request.generation.stop == ()
     assert prediction.usage.calls == 1
 
 

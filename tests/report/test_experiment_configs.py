@@ -9,20 +9,18 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers.experiments import CONFIGS, EXPERIMENTS, configfiles, merged
 from helpers.workflow import ROOT, snakemake, workflow_copy
-from snakemake.utils import update_config, validate
+from snakemake.utils import validate
 
 from docqa.methods import METHODS, create_method
 from docqa.runtime.config_check import check_references, experiment_grid
 
-EXPERIMENTS = ROOT / "config" / "experiments"
 # Method types other helpers are registering now; until then their entries are checked by the
 # schema and the dry run only.
 UPCOMING_TYPES = {"vanilla", "image_rag", "slideagent"}
 # Configs that build on another experiment's methods and retrievers.
-BASES = {"mdocagent_longdocurl_sources.yaml": ["mdocagent_main.yaml"]}
 OVERRIDE = re.compile(r"^# override: --config '(?P<value>.+)'$", re.MULTILINE)
-CONFIGS = sorted(path.name for path in EXPERIMENTS.glob("*.yaml"))
 # Report outputs each experiment's grid must plan (its paper table and its own figures).
 PLANNED = {
     "mdocagent_main.yaml": ["tables/mdocagent_main.tex", "figures/score_by_top_k.png"],
@@ -35,24 +33,6 @@ PLANNED = {
     ],
     "quantization.yaml": ["tables/quantization.tex", "figures/quantization.png"],
 }
-
-
-def _configfiles(name: str) -> list[str]:
-    return [
-        "config/datasets.yaml",
-        "config/models.yaml",
-        "config/methods.yaml",
-        *(f"config/experiments/{base}" for base in BASES.get(name, [])),
-        f"config/experiments/{name}",
-    ]
-
-
-def _merged(name: str) -> dict:
-    """The config Snakemake runs: config.yaml updated by each --configfile in turn."""
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    for path in _configfiles(name):
-        update_config(config, yaml.safe_load((ROOT / path).read_text()))
-    return config
 
 
 def _override(name: str) -> str:
@@ -73,7 +53,7 @@ def test_every_paper_experiment_has_a_config() -> None:
 
 @pytest.mark.parametrize("name", CONFIGS)
 def test_experiment_config_is_valid(name: str) -> None:
-    config = _merged(name)
+    config = merged(name)
     validate(config, str(ROOT / "config" / "config.schema.yaml"))
     check_references(config)
     METHODS.load_all()
@@ -93,12 +73,12 @@ def test_experiment_config_is_valid(name: str) -> None:
 def test_documented_override_swaps_the_models_in_a_dry_run(tmp_path: Path, name: str) -> None:
     override = yaml.safe_load(_override(name).split("=", 1)[1])
     swapped = {model for experiment in override for model in experiment["models"]}
-    before = {model for _, _, model in experiment_grid(_merged(name))}
+    before = {model for _, _, model in experiment_grid(merged(name))}
     result = snakemake(
         workflow_copy(tmp_path),
         "-n",
         "--configfile",
-        *_configfiles(name),
+        *configfiles(name),
         "--config",
         _override(name),
     )

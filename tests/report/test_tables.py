@@ -21,6 +21,7 @@ def write_score(
     calls: int | None = None,
     seconds: float = 10.0,
     scorer: dict | None = None,
+    metric: str = "slideagent",
 ) -> Path:
     """A score file as the score stage writes it; Overall is the mean of ``scores``, with the
     bootstrap interval of that mean."""
@@ -70,7 +71,7 @@ def write_score(
                 "dataset": dataset,
                 "method": method,
                 "model": model,
-                "metric": "slideagent",
+                "metric": metric,
                 "options": {},
                 "summary": summary,
                 "breakdown": {
@@ -281,3 +282,23 @@ def test_write_tables(files, tmp_path: Path) -> None:
     assert list(back.columns) == list(df.columns)
     assert back["Overall"].tolist() == pytest.approx(df["Overall"].tolist())
     assert markdown.read_text() == to_markdown(df)
+
+
+def test_each_benchmark_names_its_columns_as_it_does(tmp_path: Path) -> None:
+    """MMLongBench-Doc's Acc and generalized F1, not an empty Num beside an 'Overall'."""
+    paths = [
+        write_score(tmp_path / "a", "mmlb", "vanilla", "m1", [1.0, 0.0], metric="mmlongbench_doc"),
+        write_score(tmp_path / "b", "synth", "rag", "m1", [1.0, 1.0]),
+    ]
+    text = to_markdown(results_table(paths, []))
+    tables = {}
+    for block in text.split("### ")[1:]:
+        name, _, rest = block.partition("\n")
+        header = next(line for line in rest.splitlines() if line.startswith("| "))
+        tables[name] = [cell.strip() for cell in header.strip("|").split("|")]
+    assert "Acc" in tables["mmlb"]
+    assert "Generalized F1" in tables["mmlb"]
+    assert "Acc 95% CI" in tables["mmlb"]
+    assert "Num" not in tables["mmlb"]
+    assert "Overall" not in tables["mmlb"]
+    assert {"Num", "F1", "Overall"} <= set(tables["synth"])

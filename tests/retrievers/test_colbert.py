@@ -50,5 +50,45 @@ def test_a_long_page_keeps_the_vectors_of_all_its_chunks(
 
 
 def test_the_model_is_required(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="it takes: model, device, batch_size, chunk_words"):
+    with pytest.raises(
+        ValueError, match="it takes: model, device, batch_size, chunk_words, page_score"
+    ):
         create_retriever({"type": "colbert"})
+
+
+def test_best_passage_scores_a_page_as_its_best_passage_alone(
+    document: list[IndexedPage], colbert_encoder: Path, tmp_path: Path
+) -> None:
+    """MDocAgent's page score: the page of the best passage, not MaxSim over the union."""
+    from docqa.retrievers.chunks import page_chunks
+
+    long_page = " ".join(f"filler{n} words here" for n in range(20)) + " revenue north 2021"
+    texts = [long_page, "revenue north", "", "costs south region"]
+    pages = [IndexedPage(text, document[0].image) for text in texts]
+    options = {"type": "colbert", "model": str(colbert_encoder), "chunk_words": 10}
+    best = create_retriever({**options, "page_score": "best_passage"})
+    best.build(pages, tmp_path / "best")
+    searcher = best.load(tmp_path / "best")
+    # every passage indexed as a page of its own, scored by plain MaxSim
+    passages = [(page, chunk) for page, text in enumerate(texts) for chunk in page_chunks(text, 10)]
+    alone = create_retriever(options)
+    alone.build([IndexedPage(chunk, document[0].image) for _, chunk in passages], tmp_path / "one")
+    one = alone.load(tmp_path / "one")
+    passage_scores = one.vectors.maxsim(one.encode_query("revenue north")).tolist()
+    expected = [
+        max(
+            (s for (p, _), s in zip(passages, passage_scores, strict=True) if p == page),
+            default=float("-inf"),
+        )
+        for page in range(len(texts))
+    ]
+    assert searcher.page_scores("revenue north").tolist() == pytest.approx(expected)
+    ranking = searcher.search("revenue north", len(texts))
+    assert ranking[-1] == 2  # no text, no passage
+    # MDocAgent's reading of the passage ranking: the page of each best passage, repeats kept
+    order = sorted(range(len(passages)), key=lambda i: -passage_scores[i])
+    repeats = searcher.search_with_repeats("revenue north", len(passages))
+    assert repeats == [passages[i][0] for i in order]
+    assert repeats.count(0) == len(page_chunks(long_page, 10))  # every passage of the long page
+    with pytest.raises(ValueError, match="page_score=None"):  # a union index is not reused
+        create_retriever({**options, "page_score": "best_passage"}).load(tmp_path / "one")

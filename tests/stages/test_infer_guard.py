@@ -31,11 +31,18 @@ class Answers(Method):
         return Prediction(qid, "fine")
 
 
-class Store:
-    """Every document is readable; the method does not look at it."""
+class Env:
+    """A document the method does not look at; its page window is itself."""
 
-    def env(self, doc_id: str, needed: tuple[str, ...]) -> object:
-        return object()
+    def within(self, window: list[int]) -> Env:
+        return self
+
+
+class Store:
+    """Every document is readable."""
+
+    def env(self, doc_id: str, needed: tuple[str, ...]) -> Env:
+        return Env()
 
 
 def question(qid: str) -> Question:

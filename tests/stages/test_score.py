@@ -132,6 +132,7 @@ def test_per_question_rows(run: tuple[Path, Path]) -> None:
         "error_kind": "",
         "doc_id": "d",
         "evidence_pages": [0, 1],
+        "page_window": [],  # the whole document: the question has no window
         "tags": {"kind": "chart", "evidence_sources": ["Chart"]},
     }
     assert rows["q3"]["f1"] == 0.8

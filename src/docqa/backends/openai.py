@@ -49,7 +49,13 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 @dataclass(frozen=True)
 class HTTPSettings:
-    """A model's config entry for ``backend: openai``."""
+    """A model's config entry for ``backend: openai``.
+
+    ``reasoning_tokens`` is added to every request's ``max_new_tokens`` before it is sent as
+    ``max_tokens``: a reasoning model (Gemini 2.5 Pro, o-series) counts its hidden thinking
+    against ``max_tokens`` and returns an empty reply when a method's small budget is spent
+    on thinking; 0 (the default) sends the budget as it is.
+    """
 
     base_url: str
     model: str
@@ -64,6 +70,7 @@ class HTTPSettings:
     backoff_s: float = 1.0
     max_backoff_s: float = 60.0
     seed: int | None = None
+    reasoning_tokens: int = 0
 
     @classmethod
     def from_config(cls, model_cfg: dict[str, Any]) -> HTTPSettings:
@@ -100,6 +107,8 @@ class OpenAICompatible(Backend):
             "image_detail": settings.image_detail,
             "seed": settings.seed,
         }
+        if settings.reasoning_tokens:  # older cache keys stay valid without it
+            self._identity["reasoning_tokens"] = settings.reasoning_tokens
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -136,10 +145,14 @@ class OpenAICompatible(Backend):
             "messages": openai_messages(
                 request,
                 vision=settings.vision,
-                max_pixels=settings.max_pixels,
+                max_pixels=(
+                    settings.max_pixels
+                    if request.generation.max_pixels is None
+                    else request.generation.max_pixels
+                ),
                 image_detail=settings.image_detail,
             ),
-            "max_tokens": request.generation.max_new_tokens,
+            "max_tokens": request.generation.max_new_tokens + settings.reasoning_tokens,
             "temperature": request.generation.temperature,
         }
         if request.generation.stop:

@@ -60,11 +60,16 @@ class Message:
 
 @dataclass(frozen=True)
 class Generation:
-    """Decoding settings; ``temperature == 0`` is greedy decoding."""
+    """Decoding settings; ``temperature == 0`` is greedy decoding. ``max_pixels`` is the
+    request's own pixel budget for each of its images, which replaces the model's
+    (``models.<name>.max_pixels``) for this request: a paper that varies the budget with the
+    number of pages (MDocAgent: 16,384 visual tokens at top-1, 2,048 at top-4) sets it per
+    method; ``None`` keeps the model's."""
 
     max_new_tokens: int = 64
     temperature: float = 0.0
     stop: tuple[str, ...] = ()
+    max_pixels: int | None = None
 
 
 @dataclass(frozen=True)
@@ -89,7 +94,15 @@ class ChatRequest:
         return ChatRequest(tuple(m.as_text() for m in self.messages), self.generation)
 
     def canonical(self) -> dict[str, Any]:
-        """The request as it matters to a model: images by content hash, not by path."""
+        """The request as it matters to a model: images by content hash, not by path (a
+        request pixel budget only when set, so that older cache keys stay valid)."""
+        generation: dict[str, Any] = {
+            "max_new_tokens": self.generation.max_new_tokens,
+            "temperature": self.generation.temperature,
+            "stop": list(self.generation.stop),
+        }
+        if self.generation.max_pixels is not None:
+            generation["max_pixels"] = self.generation.max_pixels
         return {
             "messages": [
                 {
@@ -103,11 +116,7 @@ class ChatRequest:
                 }
                 for m in self.messages
             ],
-            "generation": {
-                "max_new_tokens": self.generation.max_new_tokens,
-                "temperature": self.generation.temperature,
-                "stop": list(self.generation.stop),
-            },
+            "generation": generation,
         }
 
 

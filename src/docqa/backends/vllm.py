@@ -131,7 +131,18 @@ class VLLMOffline(Backend):
 
         started = time.perf_counter()
         conversations = [
-            openai_messages(r, vision=True, max_pixels=self.settings.max_pixels) for r in requests
+            # a request's own budget shrinks its images before they are sent; the engine's
+            # processor cap (max_pixels at launch) still bounds it from above
+            openai_messages(
+                r,
+                vision=True,
+                max_pixels=(
+                    self.settings.max_pixels
+                    if r.generation.max_pixels is None
+                    else r.generation.max_pixels
+                ),
+            )
+            for r in requests
         ]
         sampling = [
             SamplingParams(

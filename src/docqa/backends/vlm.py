@@ -135,14 +135,16 @@ class TransformersVLM(Backend):
     def generate(self, requests: list[ChatRequest]) -> list[Completion]:
         if self.model is None:
             raise RuntimeError(f"model {self.name}: generate after close()")
-        # one generate call per temperature: greedy and sampled rows cannot share a batch
-        by_temperature: dict[float, list[int]] = {}
+        # one generate call per temperature and pixel budget: greedy and sampled rows cannot
+        # share a batch, nor rows whose images the processor resizes differently
+        groups: dict[tuple[float, int | None], list[int]] = {}
         for index, request in enumerate(requests):
-            by_temperature.setdefault(request.generation.temperature, []).append(index)
+            key = (request.generation.temperature, self._budget(request))
+            groups.setdefault(key, []).append(index)
         results: dict[int, Completion] = {}
-        for temperature, indices in by_temperature.items():
+        for (temperature, budget), indices in groups.items():
             batch = [requests[i] for i in indices]
-            results.update(zip(indices, self._answer(batch, temperature), strict=True))
+            results.update(zip(indices, self._answer(batch, temperature, budget), strict=True))
         return [results[index] for index in range(len(requests))]
 
     def close(self) -> None:
@@ -165,9 +167,17 @@ class TransformersVLM(Backend):
             for message in request.messages
         ]
 
-    def _answer(self, requests: list[ChatRequest], temperature: float) -> list[Completion]:
+    def _budget(self, request: ChatRequest) -> int | None:
+        """The request's own pixel budget (``Generation.max_pixels``), else the model's."""
+        if request.generation.max_pixels is not None:
+            return request.generation.max_pixels
+        return self.settings.max_pixels
+
+    def _answer(
+        self, requests: list[ChatRequest], temperature: float, budget: int | None
+    ) -> list[Completion]:
         try:
-            return self._run(requests, temperature, self.settings.max_pixels)
+            return self._run(requests, temperature, budget)
         except Exception as error:
             if not is_out_of_memory(error):
                 raise
@@ -179,17 +189,19 @@ class TransformersVLM(Backend):
                 self.name,
                 len(requests),
             )
-            return [self._answer([request], temperature)[0] for request in requests]
-        return [self._retry_smaller(requests[0], temperature)]
+            return [self._answer([request], temperature, budget)[0] for request in requests]
+        return [self._retry_smaller(requests[0], temperature, budget)]
 
-    def _retry_smaller(self, request: ChatRequest, temperature: float) -> Completion:
-        budget = self._smaller_budget(request)
+    def _retry_smaller(
+        self, request: ChatRequest, temperature: float, first: int | None
+    ) -> Completion:
+        budget = self._smaller_budget(request, first)
         log.warning(
             "model %s: out of memory on a request with %d page image(s) at max_pixels=%s; "
             "retrying it once with max_pixels=%d",
             self.name,
             len(request.images),
-            self.settings.max_pixels,
+            first,
             budget,
         )
         try:
@@ -207,10 +219,9 @@ class TransformersVLM(Backend):
         completion.usage.budget_retries = 1
         return completion
 
-    def _smaller_budget(self, request: ChatRequest) -> int:
+    def _smaller_budget(self, request: ChatRequest, budget: int | None) -> int:
         if self.settings.oom_retry_max_pixels is not None:
             return self.settings.oom_retry_max_pixels
-        budget = self.settings.max_pixels
         if budget is None:  # no cap was set: a quarter of the largest page
             budget = max((_pixels(path) for path in request.images), default=DEFAULT_MAX_PIXELS)
         return max(1, int(budget * RETRY_PIXEL_FRACTION))

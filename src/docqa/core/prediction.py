@@ -29,6 +29,9 @@ class Usage(Record):
     fallbacks: int = 0
     #: requests that ran out of memory and were answered once more with a smaller pixel budget
     budget_retries: int = 0
+    #: replies with no text at all (a reasoning model that spent ``max_new_tokens`` thinking
+    #: returns one); counted by the methods that ask with small role budgets (DocPilot)
+    empty_replies: int = 0
 
     def add(self, other: Usage) -> None:
         self.calls += other.calls
@@ -41,6 +44,7 @@ class Usage(Record):
         self.peak_memory_mb = max(self.peak_memory_mb, other.peak_memory_mb)
         self.fallbacks += other.fallbacks
         self.budget_retries += other.budget_retries
+        self.empty_replies += other.empty_replies
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ Layouts read (``root`` is the folder that holds them):
   (a JSON array of the same rows plus ``doc_id`` and ``page_ids``) and ``documents/``.
 
 Conversions: ``evidence_pages`` are 1-based → 0-based; ``start_end_idx`` (the 1-based,
-inclusive page window the question was written from) becomes tag ``page_window`` as 0-based
-``first-last``; ``answer_format`` names (Integer, Float, String, List, None) map to docqa's;
+inclusive page window the question was written from) becomes ``Question.page_window``, its
+0-based pages (MDocAgent's copy: its 0-based ``page_ids``), which every method respects;
+``answer_format`` names (Integer, Float, String, List, None) map to docqa's;
 int and float answers become strings, list answers lists of strings. ``question_type``,
 ``task_tag`` and ``evidence_sources`` are tags; the row (with the authors' absolute ``images``
 and ``pdf_path``) is kept in ``Question.original``.
@@ -91,10 +92,22 @@ def to_question(row: dict[str, Any]) -> Question:
             "question_type": str(row.get("question_type") or ""),
             "task_tag": str(row.get("task_tag") or ""),
             "evidence_sources": strings(row.get("evidence_sources"), "evidence_sources"),
-            "page_window": f"{window[0]}-{window[1]}",
         },
         original=plain(row),
+        page_window=_window(row, window, last),
     )
+
+
+def _window(row: dict[str, Any], window: list[int], last: int | None) -> list[int]:
+    """The question's pages: MDocAgent's ``page_ids`` (0-based) where its copy has them, else
+    ``start_end_idx``'s pages."""
+    page_ids = row.get("page_ids")
+    if page_ids is None:
+        return list(range(window[0], window[1] + 1))
+    pages = page_numbers(page_ids, "page_ids")
+    if any(page < 0 or (last is not None and page >= last) for page in pages):
+        raise BadRow(f"page_ids {page_ids!r} are not 0-based pages of a {last}-page document")
+    return sorted(set(pages))
 
 
 def write_documents(

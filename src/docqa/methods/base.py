@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from docqa.backends.client import ModelClient
@@ -27,6 +27,26 @@ class DocumentEnv:
     searchers: dict[str, PageSearcher] = field(default_factory=dict)
     elements: list[Element] = field(default_factory=list)
     overviews: list[dict[str, Any]] = field(default_factory=list)
+    #: the 0-based pages the current question may read (its dataset's page window), in order;
+    #: empty: every page. Set by :meth:`within`; page indices stay the document's own.
+    window: list[int] = field(default_factory=list)
+
+    def within(self, window: list[int]) -> DocumentEnv:
+        """This document restricted to ``window`` (a question's ``page_window``): every
+        retriever ranks only the window's pages; ``readable`` lists them. Pages past the
+        document's end are dropped; an empty window is the whole document."""
+        if not window:
+            return self
+        pages = [page for page in window if page < len(self.pages)]
+        searchers: dict[str, PageSearcher] = {
+            name: WindowSearcher(s, pages) for name, s in self.searchers.items()
+        }
+        return replace(self, searchers=searchers, window=pages)
+
+    @property
+    def readable(self) -> list[int]:
+        """The pages a method may read: the window, or every page."""
+        return list(self.window) if self.window else list(range(len(self.pages)))
 
     def searcher(self, name: str) -> PageSearcher:
         try:
@@ -36,6 +56,27 @@ class DocumentEnv:
                 f"retriever {name!r} has no index for document {self.document.doc_id}; "
                 "add it to the method's config so the index stage builds it"
             ) from None
+
+
+class WindowSearcher:
+    """A searcher that ranks only the pages of a window (as MDocAgent's retrievers mask every
+    page outside a question's ``page_ids``): the inner ranking of all pages, filtered."""
+
+    def __init__(self, inner: PageSearcher, window: list[int]) -> None:
+        self.inner = inner
+        self.allowed = set(window)
+        self.pages = inner.pages
+
+    def search(self, query: str, k: int) -> list[int]:
+        if k <= 0:
+            return []
+        ranked = self.inner.search(query, self.inner.pages)
+        return [page for page in ranked if page in self.allowed][:k]
+
+    def search_with_repeats(self, query: str, k: int) -> list[int]:
+        """The inner searcher's passage ranking (repeats kept), filtered to the window."""
+        every = self.inner.search_with_repeats(query, 1 << 30)  # type: ignore[attr-defined]
+        return [page for page in every if page in self.allowed][:k]
 
 
 @dataclass
@@ -80,9 +121,23 @@ class TopKMethod(Method):
         top_k: int = 4,
         max_chars_per_page: int = 1500,
         max_new_tokens: int = 24,
+        prompt: str = "auto",
+        temperature: float = 0.0,
+        image_max_pixels: int | None = None,
     ) -> None:
+        """``prompt``: a style of :mod:`docqa.methods.baseline_prompts` (``auto`` follows the
+        model); ``image_max_pixels``: each page image's pixel budget, replacing the model's
+        (``None`` keeps it); ``max_chars_per_page``: the page text a text model reads."""
+        from docqa.methods.baseline_prompts import check_style
+
         if top_k < 1:
             raise ValueError(f"{self.name}: top_k must be at least 1, not {top_k}")
+        check_style(self.name, prompt)
+        if image_max_pixels is not None and image_max_pixels < 1:
+            raise ValueError(f"{self.name}: image_max_pixels must be at least 1 or null")
+        self.prompt = prompt
+        self.temperature = temperature
+        self.image_max_pixels = image_max_pixels
         retriever = retriever or self.default_retriever
         self.retriever = retriever
         self.retrievers = (retriever,)

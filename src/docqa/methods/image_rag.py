@@ -5,9 +5,11 @@ M3DocRAG ranks a document's pages with ColPali (exact MaxSim over the page embed
 Qwen2-VL-7B about the top-k page images; the papers report top-1 and top-4. ``retriever`` names
 a configured retriever, normally ``colpali`` or ``colqwen2``; any retriever works (offline
 there is no page-image model, and ``bm25`` ranks pages by their text). Pages are shown best
-first, each headed by its page number, in docqa's few-shot reading prompt
-(:func:`docqa.methods.vanilla.reading_request`); a text-only model reads them as their OCR
-text, and a page without any as the placeholder that says so.
+first, each headed by its page number, in the prompt style ``prompt`` names
+(:mod:`docqa.methods.baseline_prompts`: ``m3docrag`` is M3DocRAG's own, the images then
+``question: …\noutput only answer.``); a text-only model reads them as their OCR text, and a
+page without any as the placeholder that says so. ``image_max_pixels`` is each page image's
+pixel budget (``None``: the model's).
 """
 
 from __future__ import annotations
@@ -30,8 +32,14 @@ class ImageRAG(TopKMethod):
             (f"### Page {page + 1}", page_part(env, page, self.max_chars_per_page))
             for page in ranked
         ]
-        answer, usage, output = await ask(
-            models.main, question.question, shown, self.max_new_tokens
+        answer, usage, output, read = await ask(
+            models.main,
+            question.question,
+            shown,
+            self.max_new_tokens,
+            self.prompt,
+            self.temperature,
+            self.image_max_pixels,
         )
-        read = {"step": "read", "pages": ranked, "output": output}
+        read = {"step": "read", "pages": ranked, **read, "output": output}
         return Prediction(question.question_id, answer, ranked, [retrieve, read], usage)

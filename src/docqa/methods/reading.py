@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from docqa.backends.client import ModelClient
-from docqa.backends.request import ChatRequest, Generation
 from docqa.core.prediction import Usage
 from docqa.methods.base import DocumentEnv
-from docqa.methods.prompts import STOP, reading_prompt
+from docqa.methods.baseline_prompts import generation, resolve_style, text_request
 
 
 async def read_pages(
@@ -18,12 +17,24 @@ async def read_pages(
     client: ModelClient,
     max_chars_per_page: int,
     max_new_tokens: int,
+    prompt: str = "auto",
+    temperature: float = 0.0,
 ) -> tuple[str, dict[str, Any], Usage]:
-    """Answer ``question`` from the OCR text of ``pages`` (0-based, in the given order)."""
+    """Answer ``question`` from the OCR text of ``pages`` (0-based, in the given order), in the
+    prompt style ``prompt`` (:mod:`docqa.methods.baseline_prompts`)."""
     texts = [(page, env.page_texts[page][:max_chars_per_page]) for page in pages]
-    prompt = reading_prompt(texts, question)
-    request = ChatRequest.prompt(prompt, Generation(max_new_tokens=max_new_tokens, stop=STOP))
+    style = resolve_style(prompt, client)
+    gen = generation(style, max_new_tokens, temperature, None)
+    request = text_request(style, question, texts, gen)
     completion = await client.complete(request)
     answer = completion.text.strip()
-    step = {"step": "read", "pages": pages, "prompt_chars": len(prompt), "output": completion.text}
+    step = {
+        "step": "read",
+        "pages": pages,
+        "prompt": style,
+        "max_new_tokens": max_new_tokens,
+        "temperature": temperature,
+        "prompt_chars": len(request.messages[0].text),
+        "output": completion.text,
+    }
     return answer, step, completion.usage

@@ -23,5 +23,7 @@ class TextRAG(TopKMethod):
             models.main,
             self.max_chars_per_page,
             self.max_new_tokens,
+            self.prompt,
+            self.temperature,
         )
         return Prediction(question.question_id, answer, ranked, [retrieve, step], usage)

@@ -22,10 +22,13 @@ content of their pages and the settings, so every question and job reuses them.
 each headed by its page number; a page without OCR text reads as
 :data:`~docqa.methods.mdocagent.requests.NO_OCR_TEXT`.
 
-**Prompt.** docqa's few-shot reading prompt (:mod:`docqa.methods.prompts`) with the images in
-place of the page texts, so that a base model gives a short answer. The original asks the bare
-question and has GPT-4o extract the answer from the free-form reply afterwards; its retry with
-fewer grid images when an API call fails is not ported (a failed call is the question's error).
+**Prompt.** Option ``prompt`` (:mod:`docqa.methods.baseline_prompts`): ``auto`` follows the
+model (docqa's few-shot reading prompt for a base model, an instruction for a chat model);
+``bare`` is MMLongBench-Doc's own, the images then the bare question, its free-form reply
+reduced to an answer by the benchmark's GPT-4o extraction at scoring (``max_new_tokens: 1024``
+there). ``image_max_pixels`` is each image's own budget, replacing the model's. The original's
+retry with fewer grid images when an API call fails is not ported (a failed call is the
+question's error).
 """
 
 from __future__ import annotations
@@ -35,17 +38,19 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from docqa.backends.client import ModelClient
-from docqa.backends.request import ChatRequest, Generation, Message, Part, file_sha256
+from docqa.backends.request import ChatRequest, Part, file_sha256
 from docqa.core.document import Page
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import Question
 from docqa.imaging.page_grid import GRID_COLUMNS, MAX_GRID_IMAGES, grid_image, grid_runs
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.baseline_prompts import check_style, generation, image_request, resolve_style
 from docqa.methods.mdocagent.requests import NO_OCR_TEXT
-from docqa.methods.prompts import STOP, format_pages, reading_preamble
+from docqa.methods.prompts import format_pages
 
 MODES = ("pages", "grids")
 
@@ -72,20 +77,32 @@ def reading_request(
     """The few-shot reading prompt with images: the instruction and worked examples of
     :mod:`docqa.methods.prompts`, then each ``(heading, image part)``, then the question with
     ``A:`` left open."""
-    parts = [Part.of_text(reading_preamble())]
-    for heading, image in shown:
-        parts += [Part.of_text(f"{heading}\n"), image]
-    parts.append(Part.of_text(f"Q: {question.strip()}\nA:"))
-    generation = Generation(max_new_tokens=max_new_tokens, stop=STOP)
-    return ChatRequest((Message("user", tuple(parts)),), generation)
+    return image_request(
+        "fewshot", question, shown, generation("fewshot", max_new_tokens, 0.0, None)
+    )
 
 
 async def ask(
-    client: ModelClient, question: str, shown: Sequence[tuple[str, Part]], max_new_tokens: int
-) -> tuple[str, Usage, str]:
-    """Ask ``question`` about the shown images; returns (answer, usage, raw reply)."""
-    completion = await client.complete(reading_request(question, shown, max_new_tokens))
-    return completion.text.strip(), completion.usage, completion.text
+    client: ModelClient,
+    question: str,
+    shown: Sequence[tuple[str, Part]],
+    max_new_tokens: int,
+    prompt: str = "auto",
+    temperature: float = 0.0,
+    max_pixels: int | None = None,
+) -> tuple[str, Usage, str, dict[str, Any]]:
+    """Ask ``question`` about the shown images in prompt style ``prompt``; returns (answer,
+    usage, raw reply, the settings the trace records)."""
+    style = resolve_style(prompt, client)
+    gen = generation(style, max_new_tokens, temperature, max_pixels)
+    completion = await client.complete(image_request(style, question, shown, gen))
+    settings = {
+        "prompt": style,
+        "max_new_tokens": max_new_tokens,
+        "temperature": temperature,
+        "image_max_pixels": max_pixels,
+    }
+    return completion.text.strip(), completion.usage, completion.text, settings
 
 
 @METHODS.register("vanilla")
@@ -100,7 +117,11 @@ class Vanilla(Method):
         images_dir: str = "results/vanilla_images",
         max_chars_per_page: int = 1500,
         max_new_tokens: int = 24,
+        prompt: str = "auto",
+        temperature: float = 0.0,
+        image_max_pixels: int | None = None,
     ) -> None:
+        check_style("vanilla", prompt)
         if mode not in MODES:
             raise ValueError(f"vanilla: mode {mode!r} is not one of {MODES}")
         for name, value in (
@@ -119,23 +140,37 @@ class Vanilla(Method):
         self.images_dir = Path(images_dir)
         self.max_chars_per_page = max_chars_per_page
         self.max_new_tokens = max_new_tokens
+        self.prompt = prompt
+        self.temperature = temperature
+        self.image_max_pixels = image_max_pixels
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
-        shown_pages = list(range(min(len(env.pages), self.max_pages)))
-        truncated = len(env.pages) - len(shown_pages)
+        readable = env.readable  # the question's page window, or every page
+        shown_pages = readable[: self.max_pages]
+        truncated = len(readable) - len(shown_pages)
         runs = (
-            [range(page, page + 1) for page in shown_pages]
+            [[page] for page in shown_pages]
             if self.mode == "pages"
-            else grid_runs(len(shown_pages), self.max_images)
+            else [
+                [shown_pages[i] for i in run]
+                for run in grid_runs(len(shown_pages), self.max_images)
+            ]
         )
         budget = self.max_pixels // len(runs) if self.max_pixels and runs else None
         shown = [(self._heading(run), self._part(env, run, budget)) for run in runs]
-        answer, usage, output = await ask(
-            models.main, question.question, shown, self.max_new_tokens
+        answer, usage, output, settings = await ask(
+            models.main,
+            question.question,
+            shown,
+            self.max_new_tokens,
+            self.prompt,
+            self.temperature,
+            self.image_max_pixels,
         )
         step = {
             "step": "read",
             "mode": self.mode,
+            **settings,
             "pages": shown_pages,
             "images": [part.image for _, part in shown],
             "pages_truncated": truncated,
@@ -146,11 +181,11 @@ class Vanilla(Method):
         )
 
     @staticmethod
-    def _heading(run: range) -> str:
+    def _heading(run: Sequence[int]) -> str:
         first, last = run[0] + 1, run[-1] + 1
         return f"### Page {first}" if first == last else f"### Pages {first}-{last}"
 
-    def _part(self, env: DocumentEnv, run: range, budget: int | None) -> Part:
+    def _part(self, env: DocumentEnv, run: Sequence[int], budget: int | None) -> Part:
         """One image of the request: a page as rendered, or a page scaled to ``budget``, or a
         grid of pages; for text-only models, the OCR text of its pages."""
         pages = [env.pages[i] for i in run]

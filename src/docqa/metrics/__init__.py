@@ -19,5 +19,7 @@ METRICS: Registry[Metric] = Registry(
     {
         name: f"docqa.metrics.{name}"
         for name in ("judge", "longdocurl", "mmlongbench_doc", "slideagent", "slidevqa")
-    },
+    }
+    # the judge with a benchmark's own prompt as its default (docqa.metrics.judge)
+    | {name: "docqa.metrics.judge" for name in ("docbench_judge", "finragbench_v_judge")},
 )

@@ -14,6 +14,20 @@ as 0; here such a reply has no verdict: the row records why, the aggregate count
 left out (``exclude``). A value other than 0 or 1 (MDocAgent would truncate 0.9 to 0) is
 unparseable too.
 
+Two benchmarks' own judges are ported too, each its original prompt byte for byte (files in
+``prompt_files/``, sources in ``prompt_files/SOURCES.md``) and its own reading of the reply:
+
+- ``prompt="docbench"``: DocBench's ``evaluation_prompt.txt`` with the question, the answer,
+  the reference answer and the reference text (the row's ``evidence``) filled in by plain
+  replacement, after the system message "You are a helpful evaluator."; the answer is correct
+  when "1" occurs in the reply's first 20 characters (``eval_result.ipynb``);
+- ``prompt="finragbench_v"``: FinRAGBench-V's ``eval_generation.py`` prompt; correct when the
+  reply contains "true" (any case).
+
+Every reply to those two is a verdict, as in the originals. They are registered as metrics of
+their own, ``docbench_judge`` and ``finragbench_v_judge`` (this judge with that prompt as the
+default), so that one experiment can judge each benchmark by its own protocol.
+
 Every score records the judge's model identity and the sha256 of the prompt template.
 """
 
@@ -24,11 +38,12 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
-from docqa.backends.request import ChatRequest, Generation
+from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.metrics import METRICS
@@ -55,7 +70,19 @@ Return only a string with these scores in a dictionary and can be parsed by json
 e.g. {{"binary_correctness": 1}}
 """
 
-PROMPTS = {"paper": PAPER_PROMPT, "code": CODE_PROMPT}
+PROMPT_FILES = Path(__file__).with_name("prompt_files")
+DOCBENCH_PROMPT = (PROMPT_FILES / "docbench_evaluation_prompt.txt").read_text(encoding="utf-8")
+DOCBENCH_SYSTEM = "You are a helpful evaluator."
+FINRAGBENCH_V_PROMPT = (PROMPT_FILES / "finragbench_v_eval_generation.txt").read_text(
+    encoding="utf-8"
+)
+
+PROMPTS = {
+    "paper": PAPER_PROMPT,
+    "code": CODE_PROMPT,
+    "docbench": DOCBENCH_PROMPT,
+    "finragbench_v": FINRAGBENCH_V_PROMPT,
+}
 VERDICT_KEYS = {"paper": "correctness", "code": "binary_correctness"}
 GENERATION = Generation(max_new_tokens=256, temperature=0.0)
 UNJUDGED_CHOICES = ("wrong", "exclude")
@@ -75,10 +102,26 @@ def _template(prompt: str) -> str:
         raise ValueError(f"judge: prompt {prompt!r} is not one of {sorted(PROMPTS)}") from None
 
 
-def judge_request(question: str, pred: str, gold: Any, prompt: str = "paper") -> ChatRequest:
+def judge_request(
+    question: str, pred: str, gold: Any, prompt: str = "paper", reference: str = ""
+) -> ChatRequest:
     """The request asking the judge about one answer (a list gold is shown as Python shows it,
-    as MDocAgent's ``str.format`` does)."""
-    text = _template(prompt).format(question=question, answer=pred, gt=gold)
+    as MDocAgent's ``str.format`` does). ``reference`` is DocBench's reference text."""
+    template = _template(prompt)
+    if prompt == "docbench":  # evaluate.py: str.replace, in this order, and a system message
+        text = (
+            template.replace("{{question}}", question)
+            .replace("{{sys_ans}}", pred)
+            .replace("{{ref_ans}}", str(gold))
+            .replace("{{ref_text}}", reference)
+        )
+        system = Message("system", (Part.of_text(DOCBENCH_SYSTEM),))
+        return ChatRequest((system, Message.user(text)), GENERATION)
+    if prompt == "finragbench_v":
+        return ChatRequest.prompt(
+            template.format(question=question, gold=gold, answer=pred), GENERATION
+        )
+    text = template.format(question=question, answer=pred, gt=gold)
     return ChatRequest.prompt(text, GENERATION)
 
 
@@ -96,6 +139,10 @@ class Verdict:
 def parse_verdict(output: str, prompt: str = "paper") -> Verdict:
     """Read the judge's reply: JSON from the first '{' to the last '}', the prompt's key, 0/1."""
     _template(prompt)  # an unknown prompt name is an error
+    if prompt == "docbench":  # eval_result.ipynb: '"1" in eval[:20]'
+        return Verdict(1.0 if "1" in output[:20] else 0.0, OK, output)
+    if prompt == "finragbench_v":  # eval_generation.py: '"true" in response.lower()'
+        return Verdict(1.0 if "true" in output.strip().lower() else 0.0, OK, output)
     key = VERDICT_KEYS[prompt]
     start, end = output.find("{"), output.rfind("}")
     if start < 0 or end < start:
@@ -115,14 +162,15 @@ def parse_verdict(output: str, prompt: str = "paper") -> Verdict:
 
 
 async def judge_answers(
-    client: ModelClient, items: Sequence[tuple[str, str, Any]], prompt: str = "paper"
+    client: ModelClient, items: Sequence[tuple[Any, ...]], prompt: str = "paper"
 ) -> list[Verdict]:
     """Verdicts on (question, prediction, gold) items, all asked at once so the client batches
     them. A failed call is that item's verdict (status ``failed``), not an error of all."""
 
-    async def ask(question: str, pred: str, gold: Any) -> Verdict:
+    async def ask(question: str, pred: str, gold: Any, reference: str = "") -> Verdict:
         try:
-            completion = await client.complete(judge_request(question, pred, gold, prompt))
+            request = judge_request(question, pred, gold, prompt, reference)
+            completion = await client.complete(request)
         except Exception as error:  # one failed call must not lose the other verdicts
             return Verdict(None, FAILED, "", f"judge call failed: {type(error).__name__}: {error}")
         return parse_verdict(completion.text, prompt)
@@ -204,7 +252,10 @@ async def _prepare(
             f"metric 'judge' needs its model {options['model']!r}, but the score stage was given "
             "no backend for it; pass one to docqa.stages.score.score_run(..., backend=...)"
         )
-    items = [(q.question, answer, q.answer) for q, answer in zip(questions, answers, strict=True)]
+    items = [
+        (q.question, answer, q.answer, _reference(q))
+        for q, answer in zip(questions, answers, strict=True)
+    ]
     verdicts = await judge_answers(client, items, options["prompt"])
     return [verdict_score(verdict, options["unjudged"]) for verdict in verdicts]
 
@@ -216,9 +267,15 @@ def _score_question(
     return {"score": prepared.get("score", 0.0)}
 
 
-METRICS.register("judge")(
-    Metric(
-        defaults={"model": None, "prompt": "paper", "unjudged": "wrong"},
+def _reference(question: Question) -> str:
+    """DocBench's reference text: the row's ``evidence``."""
+    return str(question.original.get("evidence") or question.tags.get("evidence") or "")
+
+
+def judge_metric(default_prompt: str) -> Metric:
+    """The judge metric with ``default_prompt`` as its prompt unless the config names one."""
+    return Metric(
+        defaults={"model": None, "prompt": default_prompt, "unjudged": "wrong"},
         check=_check,
         score=_score_question,
         aggregate=lambda rows, options: aggregate(rows),
@@ -232,4 +289,8 @@ METRICS.register("judge")(
             "unjudged": options["unjudged"],
         },
     )
-)
+
+
+METRICS.register("judge")(judge_metric("paper"))
+METRICS.register("docbench_judge")(judge_metric("docbench"))
+METRICS.register("finragbench_v_judge")(judge_metric("finragbench_v"))

@@ -19,6 +19,7 @@ import pandas as pd
 from docqa.metrics.bootstrap import RESAMPLES, SEED
 from docqa.report.inputs import Scores
 from docqa.report.reported import AVERAGE, Key, Reported
+from docqa.report.tables import METRIC_LABELS as BENCHMARK_LABELS
 
 METRIC_LABELS = {
     "overall": "Overall",
@@ -93,6 +94,13 @@ def _value(run: Scores, name: str) -> tuple[float | None, tuple[float, float] | 
     return run.summary.get(name), tuple(interval) if interval else None
 
 
+def _label(metric: str, benchmark_metric: str) -> str:
+    """A summary column's name as the dataset's benchmark names it (MMLongBench-Doc's
+    ``overall`` is its Acc, ``f1`` its generalized F1; ``tables.METRIC_LABELS``)."""
+    generic = METRIC_LABELS[metric]
+    return BENCHMARK_LABELS.get(benchmark_metric, {}).get(generic) or generic
+
+
 def _columns(spec: TableSpec, runs: list[Scores]) -> list[Column]:
     datasets = list(spec.datasets) or list(dict.fromkeys(run.dataset for run in runs))
     if spec.columns == "dataset":
@@ -102,11 +110,14 @@ def _columns(spec: TableSpec, runs: list[Scores]) -> list[Column]:
         ]
     if spec.columns == "metric":
         several = len(datasets) > 1
+        scored_by = {run.dataset: run.metric for run in runs}
         return [
             Column(
                 dataset,
                 metric,
-                f"{dataset} {METRIC_LABELS[metric]}" if several else METRIC_LABELS[metric],
+                f"{dataset} {_label(metric, scored_by.get(dataset, ''))}"
+                if several
+                else _label(metric, scored_by.get(dataset, "")),
             )
             for dataset in datasets
             for metric in spec.metrics

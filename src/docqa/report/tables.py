@@ -59,6 +59,21 @@ FAILED_DOCUMENTS = "failed_documents"
 UNKNOWN_DOCUMENTS = "unknown_documents"
 # Where the scoring notes are: DataFrame.attrs key, [one line per run scored by a model step].
 SCORING_NOTES = "scoring_notes"
+# Which metric scored each dataset: DataFrame.attrs key, {dataset: metric name}.
+METRICS_USED = "metrics"
+# Each benchmark's own names for the score columns in the Markdown table (None: the metric
+# has no such number, the column is left out); a metric not listed keeps Num / F1 / Overall.
+# The CSV keeps the generic names for every dataset.
+_OFFICIAL = {"Num": None, "F1": "Generalized F1", "Overall": "Acc"}
+_JUDGED = {"Num": None, "F1": None}
+METRIC_LABELS: dict[str, dict[str, str | None]] = {
+    "mmlongbench_doc": _OFFICIAL,
+    "longdocurl": _OFFICIAL,
+    "judge": {**_JUDGED, "Overall": "Accuracy"},
+    "docbench_judge": {**_JUDGED, "Overall": "Acc"},
+    "finragbench_v_judge": {**_JUDGED, "Overall": "LasJ"},
+    "slidevqa": {"Num": None, "F1": None, "Overall": "QA F1"},
+}
 
 
 def scores_by_question(scores: Scores) -> dict[str, float]:
@@ -185,7 +200,18 @@ def results_table(
     df.attrs[SCORING_NOTES] = sorted(
         note for note in (_scoring_note(scores) for scores in all_scores) if note
     )
+    df.attrs[METRICS_USED] = {scores.dataset: scores.metric for scores in all_scores}
     return df
+
+
+def column_labels(metric: str) -> dict[str, str | None]:
+    """Each column's name in ``metric``'s benchmark's words (``None``: left out)."""
+    labels: dict[str, str | None] = {column: column for column in COLUMNS}
+    names = METRIC_LABELS.get(metric, {})
+    labels.update(names)
+    headline = labels["Overall"] or "Overall"
+    labels[CI_COLUMN] = f"{headline} 95% CI"
+    return labels
 
 
 def _scoring_note(scores: Scores) -> str:
@@ -261,19 +287,35 @@ def _cell(text: str) -> str:
 
 
 def _markdown_table(df: pd.DataFrame) -> list[str]:
+    """One table per set of column names: datasets whose benchmarks name their scores alike
+    share a table (all of them, when every dataset keeps Num / F1 / Overall)."""
     best = _best_cells(df)
-    right = {column for column in COLUMNS if column in DECIMALS}
-    lines = [
-        "| " + " | ".join(COLUMNS) + " |",
-        "|" + "|".join("---:" if column in right else "---" for column in COLUMNS) + "|",
-    ]
+    metrics: dict[str, str] = df.attrs.get(METRICS_USED, {})
+    groups: dict[tuple[tuple[str, str | None], ...], list[int]] = {}
     for index, row in df.iterrows():
-        cells = []
-        for column in COLUMNS:
-            text = _cell(_format(column, row[column]))
-            cells.append(f"**{text}**" if (index, column) in best else text)
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+        labels = column_labels(metrics.get(row["dataset"], ""))
+        groups.setdefault(tuple(labels.items()), []).append(index)
+    lines: list[str] = []
+    for key, indices in groups.items():
+        labels = dict(key)
+        shown = [column for column in COLUMNS if labels[column] is not None]
+        if len(groups) > 1:
+            datasets = ", ".join(dict.fromkeys(df.loc[indices, "dataset"]))
+            lines += [f"### {datasets}", ""]
+        right = {column for column in shown if column in DECIMALS}
+        lines += [
+            "| " + " | ".join(str(labels[column]) for column in shown) + " |",
+            "|" + "|".join("---:" if column in right else "---" for column in shown) + "|",
+        ]
+        for index in indices:
+            row = df.loc[index]
+            cells = []
+            for column in shown:
+                text = _cell(_format(column, row[column]))
+                cells.append(f"**{text}**" if (index, column) in best else text)
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines[:-1] if lines else lines
 
 
 def _failure_line(dataset: str, failed: list[str] | None) -> str:

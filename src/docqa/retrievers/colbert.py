@@ -4,8 +4,17 @@ The encoder is sentence-transformers' ``MultiVectorEncoder``, its port of PyLate
 model: it loads PyLate checkpoints and Stanford-NLP ColBERT checkpoints such as
 ``colbert-ir/colbertv2.0`` (query/document markers, query expansion, punctuation skiplist),
 without PyLate itself, whose pins (transformers<=5.3, torch 2.11) conflict with docqa's. As in
-MDocAgent, pages are cut into chunks that fit the document length; a page keeps the token
-vectors of all its chunks. A page without text has no vectors and ranks last.
+MDocAgent, pages are cut into chunks (passages) that fit the document length. How a page is
+scored from its passages is option ``page_score``:
+
+* ``union`` (default): a page keeps the token vectors of all its passages, and MaxSim runs over
+  their union; every query token finds its best match anywhere on the page, which favours long
+  pages;
+* ``best_passage``: each passage is scored on its own and a page scores as its best passage,
+  which is how MDocAgent ranks pages (RAGatouille ranks passages, and the page of each
+  passage is read in passage order; ``retrieval/text_retrieval.py`` of aiming-lab/MDocAgent).
+
+A page without text has no vectors and ranks last.
 """
 
 from __future__ import annotations
@@ -18,13 +27,19 @@ from docqa.retrievers import RETRIEVERS, IndexedPage
 from docqa.retrievers.chunks import page_chunks
 from docqa.retrievers.manifest import read_manifest, write_manifest
 from docqa.retrievers.model_files import check_device, model_folder
-from docqa.retrievers.multivector import MaxSimSearcher, PageVectors, save_page_vectors
+from docqa.retrievers.multivector import (
+    BestPassageSearcher,
+    MaxSimSearcher,
+    PageVectors,
+    save_page_vectors,
+)
 
 if TYPE_CHECKING:
     import torch
     from sentence_transformers import MultiVectorEncoder
 
 NAME = "colbert"
+PAGE_SCORES = ("union", "best_passage")
 
 
 @lru_cache(maxsize=4)
@@ -38,12 +53,20 @@ def _encoder(folder: Path, device: str) -> MultiVectorEncoder:
 @RETRIEVERS.register(NAME)
 class ColBERTRetriever:
     def __init__(
-        self, model: str, device: str = "cpu", batch_size: int = 32, chunk_words: int = 120
+        self,
+        model: str,
+        device: str = "cpu",
+        batch_size: int = 32,
+        chunk_words: int = 120,
+        page_score: str = "union",
     ) -> None:
+        if page_score not in PAGE_SCORES:
+            raise ValueError(f"colbert: page_score {page_score!r} is not one of {PAGE_SCORES}")
         self.model = model
         self.device = device
         self.batch_size = batch_size
         self.chunk_words = chunk_words
+        self.page_score = page_score
 
     def _encoder(self) -> MultiVectorEncoder:
         return _encoder(model_folder(self.model, NAME), self.device)
@@ -58,14 +81,33 @@ class ColBERTRetriever:
         flat = [chunk for page in chunks for chunk in page]
         encoder = self._encoder()
         encoded: Any = encoder.encode_document(flat, batch_size=self.batch_size) if flat else []
+        if self.page_score == "best_passage":  # one vector set per passage, and its page
+            owners = [page for page, page_chunks_ in enumerate(chunks) for _ in page_chunks_]
+            passages = list(encoded) if flat else [torch.zeros(0)]
+            save_page_vectors(out_dir, passages)
+            write_manifest(out_dir, len(pages), passage_pages=owners, **self._built_with())
+            return
         vectors, start = [], 0
         for page in chunks:
             tokens = encoded[start : start + len(page)]
             vectors.append(torch.cat(tokens) if tokens else torch.zeros(0))
             start += len(page)
         save_page_vectors(out_dir, vectors)
-        write_manifest(out_dir, len(pages), model=self.model, chunk_words=self.chunk_words)
+        write_manifest(out_dir, len(pages), **self._built_with())
 
-    def load(self, index_dir: Path) -> MaxSimSearcher:
-        read_manifest(index_dir, model=self.model, chunk_words=self.chunk_words)
+    def _built_with(self) -> dict[str, Any]:
+        built = {"model": self.model, "chunk_words": self.chunk_words}
+        if self.page_score != "union":  # indexes built before the option stay valid
+            built["page_score"] = self.page_score
+        return built
+
+    def load(self, index_dir: Path) -> MaxSimSearcher | BestPassageSearcher:
+        manifest = read_manifest(index_dir, **self._built_with())
+        if self.page_score == "best_passage":
+            return BestPassageSearcher(
+                PageVectors.load(index_dir),
+                manifest["passage_pages"],
+                manifest["pages"],
+                self._encode_query,
+            )
         return MaxSimSearcher(PageVectors.load(index_dir), self._encode_query)

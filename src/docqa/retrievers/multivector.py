@@ -122,6 +122,50 @@ class MaxSimSearcher:
         return top_pages(scores.numpy(), k)
 
 
+class BestPassageSearcher:
+    """Ranks pages by their best passage: ``vectors`` holds one vector set per passage and
+    ``passage_pages`` the page of each; a page scores as the MaxSim of its best passage, a page
+    without passages ``-inf``."""
+
+    def __init__(
+        self,
+        vectors: PageVectors,
+        passage_pages: list[int],
+        pages: int,
+        encode_query: Callable[[str], torch.Tensor],
+    ) -> None:
+        self.vectors = vectors
+        self.passage_pages = passage_pages
+        self.pages = pages
+        self.encode_query = encode_query
+
+    def page_scores(self, query: str) -> torch.Tensor:
+        import torch
+
+        scores = torch.full((self.pages,), float("-inf"))
+        if not self.passage_pages:
+            return scores
+        with one_cpu_thread():
+            passage_scores = self.vectors.maxsim(self.encode_query(query))
+        owners = torch.tensor(self.passage_pages, dtype=torch.int64)
+        return scores.scatter_reduce(0, owners, passage_scores[: len(owners)], reduce="amax")
+
+    def search(self, query: str, k: int) -> list[int]:
+        if k <= 0:
+            return []
+        return top_pages(self.page_scores(query).numpy(), k)
+
+    def search_with_repeats(self, query: str, k: int) -> list[int]:
+        """The pages of the ``k`` best passages, best first, a page once per passage (MDocAgent
+        reads RAGatouille's passage ranking this way: two passages of one page fill two
+        slots)."""
+        if k <= 0 or not self.passage_pages:
+            return []
+        with one_cpu_thread():
+            scores = self.vectors.maxsim(self.encode_query(query))[: len(self.passage_pages)]
+        return [self.passage_pages[i] for i in top_pages(scores.numpy(), k)]
+
+
 @contextmanager
 def one_cpu_thread() -> Iterator[None]:
     """Run torch's CPU work on one thread, then restore the thread count.

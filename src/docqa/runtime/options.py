@@ -14,11 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
+#: how a baseline reads: its prompt style, decoding temperature and per-request pixel budget
+_READING = {"prompt": "str", "temperature": "number>=0", "image_max_pixels": "any"}
+
 _TOP_K_METHOD = {
     "retriever": "str|null",
     "top_k": "int>=1",
     "max_chars_per_page": "int>=1",
     "max_new_tokens": "int>=1",
+    **_READING,
 }
 
 #: method ``type`` → option → value rule (the class's constructor parameters)
@@ -42,6 +46,9 @@ METHOD_OPTIONS: dict[str, dict[str, str]] = {
         "insufficient_answer": "str",
         "max_observation_chars": "int>=1",
         "orchestrator_tokens": "int>=1",
+        "role_tokens": "any",
+        "max_refused": "any",
+        "count_refused": "bool",
     },
     "image_rag": dict(_TOP_K_METHOD),
     "mdocagent": {
@@ -58,8 +65,14 @@ METHOD_OPTIONS: dict[str, dict[str, str]] = {
         "empty_answer": "str",
         "max_new_tokens": "int>=1",
         "max_chars_per_page": "int>=1",
+        "image_max_pixels": "any",
     },
-    "oracle_pages": {"max_chars_per_page": "int>=1", "max_new_tokens": "int>=1"},
+    "oracle_pages": {
+        "max_chars_per_page": "int>=1",
+        "max_new_tokens": "int>=1",
+        "prompt": "str",
+        "temperature": "number>=0",
+    },
     "slideagent": {
         "retriever": "str",
         "top_k": "int>=1",
@@ -74,6 +87,10 @@ METHOD_OPTIONS: dict[str, dict[str, str]] = {
         "answer_tokens": "int>=1",
         "subquery_tokens": "int>=1",
         "classifier_tokens": "int>=1",
+        "not_answerable": "bool",
+        "page_ranking": "str",
+        "knowledge_index": "any",
+        "knowledge_index_dir": "str",
     },
     "text_rag": dict(_TOP_K_METHOD),
     "vanilla": {
@@ -85,12 +102,15 @@ METHOD_OPTIONS: dict[str, dict[str, str]] = {
         "images_dir": "str",
         "max_chars_per_page": "int>=1",
         "max_new_tokens": "int>=1",
+        **_READING,
     },
 }
 
 #: metric name → option → value rule (the registered Metric's ``defaults``)
 METRIC_OPTIONS: dict[str, dict[str, str]] = {
     "judge": {"model": "str|null", "prompt": "str", "unjudged": "str"},
+    "docbench_judge": {"model": "str|null", "prompt": "str", "unjudged": "str"},
+    "finragbench_v_judge": {"model": "str|null", "prompt": "str", "unjudged": "str"},
     "longdocurl": {"variant": "str", "parse": "bool", "model": "str|null"},
     "mmlongbench_doc": {"variant": "str", "model": "str|null"},
     "slideagent": {"overall": "str", "rel_tol": "number>=0"},

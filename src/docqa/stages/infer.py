@@ -238,7 +238,8 @@ async def _answer_all(
                 if env is None:
                     error = missing_document_error(question.doc_id, store, failures)
                     return Prediction(question.question_id, "", error=error, error_kind=DOCUMENT)
-                return await method.answer(question, env, models)
+                # a question with a page window reads and retrieves only inside it
+                return await method.answer(question, env.within(question.page_window), models)
             except Exception as error:
                 log.warning("question %s failed: %r", question.question_id, error)
                 message = f"{type(error).__name__}: {error}"

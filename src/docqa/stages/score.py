@@ -270,6 +270,7 @@ def _score_question(
         "error_kind": "" if prediction is None else prediction.error_kind,
         "doc_id": question.doc_id,
         "evidence_pages": question.evidence_pages,
+        "page_window": question.page_window,
         "tags": question.tags,
         **skipped,
     }

@@ -196,3 +196,34 @@ def test_the_method_is_built_from_its_config_entry() -> None:
     assert "solve" not in method.settings.enabled
     assert method.retrievers == ()
     assert create_method({"type": "docpilot", "retriever": "bm25"}).retrievers == ("bm25",)
+
+
+def test_a_vlm_planner_gets_the_text_lines_the_focus_prompt_promises(acme: DocumentEnv) -> None:
+    """A VLM backend drops an image part's OCR text, so the lines go beside the image."""
+    import asyncio
+
+    from docqa.backends.client import ModelClient
+    from docqa.core.prediction import Usage
+    from docqa.methods.docpilot.context import Context
+    from docqa.methods.docpilot.focus import _plan
+    from docqa.methods.docpilot.state import AgentState
+
+    backend = ScriptedReplies(['[{"op": "crop", "box": [0, 0, 500, 500]}]'], sees_images=True)
+
+    async def plan() -> None:
+        client = ModelClient(backend)
+        ctx = Context(
+            QUESTION, acme, client, AgentState(len(acme.pages)), DocPilot().settings, 1, True
+        )
+        try:
+            await _plan(ctx, CHART_PAGE, "the Q3 value label", Usage())
+        finally:
+            await client.close()
+
+    asyncio.run(plan())
+    parts = backend.requests[0].messages[0].parts
+    image = next(i for i, part in enumerate(parts) if part.kind == "image")
+    beside = parts[image + 1]
+    assert beside.kind == "text"
+    assert "Quarterly Orders" in beside.text
+    assert beside.text.startswith("[")  # a line with its box

@@ -161,7 +161,9 @@ def test_the_document_store_gives_methods_the_overview_grids(
     # without grids, Navigate shows windows of thumbnails instead
     backend = ScriptedReplies([decision("navigate", {}), "2\nMore: no"] + ["?"] * 2)
     prediction = run(
-        DocPilot(max_steps=3, window_pages=3, crops_dir=str(tmp_path)), without, backend
+        DocPilot(max_steps=3, count_refused=True, window_pages=3, crops_dir=str(tmp_path)),
+        without,
+        backend,
     )
     navigate = prediction.trace[0]
     assert navigate["pages"] == [0, 1, 2]

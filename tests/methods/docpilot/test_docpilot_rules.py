@@ -134,16 +134,48 @@ def test_an_ablation_takes_its_action_away(acme: DocumentEnv, tmp_path: Path, mi
     assert prediction.answer == "9"
 
 
+def test_refused_calls_do_not_use_up_the_steps_and_have_their_own_limit(
+    acme: DocumentEnv, tmp_path: Path
+) -> None:
+    """max_steps counts executed actions (the paper's trajectory length); four refused calls
+    leave a one-step budget untouched, and max_refused ends the loop."""
+    backend = ScriptedReplies(["I am not sure what to do."] * 4 + [""])
+    method = DocPilot(max_steps=1, max_refused=5, crops_dir=str(tmp_path))
+    prediction = run(method, acme, backend, STAFF)
+    summary = summary_of(prediction)
+    assert len(backend.requests) == 5
+    assert summary["stop"] == "refused_limit"
+    assert (summary["executed_actions"], summary["refused_calls"]) == (0, 5)
+    assert summary["empty_replies"] == prediction.usage.empty_replies == 1
+    assert [step["refused"] for step in prediction.trace[:-1]] == [True] * 5
+
+
+def test_role_tokens_reach_each_role_and_unknown_roles_are_refused(
+    acme: DocumentEnv, tmp_path: Path
+) -> None:
+    backend = ScriptedReplies(["junk"])
+    method = DocPilot(
+        max_steps=1, max_refused=1, role_tokens={"orchestrator": 700}, crops_dir=str(tmp_path)
+    )
+    run(method, acme, backend, STAFF)
+    assert backend.requests[0].generation.max_new_tokens == 700
+    assert method.settings.role_tokens["extract"] == 160  # the default where none is given
+    with pytest.raises(ValueError, match="role_tokens"):
+        DocPilot(role_tokens={"thinker": 5})
+
+
 def test_at_the_step_limit_the_answer_is_insufficient_evidence(
     acme: DocumentEnv, tmp_path: Path
 ) -> None:
     backend = ScriptedReplies(["I am not sure what to do."] * 3)
-    prediction = run(DocPilot(max_steps=3, crops_dir=str(tmp_path)), acme, backend, STAFF)
+    method = DocPilot(max_steps=3, count_refused=True, crops_dir=str(tmp_path))
+    prediction = run(method, acme, backend, STAFF)
     assert prediction.answer == "Not answerable"
     assert len(backend.requests) == 3
     summary = summary_of(prediction)
     assert summary["outcome"] == "insufficient_evidence"
     assert summary["stop"] == "step_limit"
+    assert (summary["executed_actions"], summary["refused_calls"]) == (3, 3)
     assert summary["steps"] == 3
     assert summary["failures"]["invalid_action"] == 3
     assert summary["pages_retrieved"] == 0
@@ -269,7 +301,7 @@ def test_the_same_refused_call_again_is_a_loop(acme: DocumentEnv, tmp_path: Path
     """What the embedded model does: it copies its refused call from the history."""
     wrong = decision("extract", {"answer": "Q3"})
     backend = ScriptedReplies([decision("navigate", {}), "4\nMore: no", wrong, wrong, wrong])
-    prediction = run(DocPilot(max_steps=4, crops_dir=str(tmp_path)), acme, backend)
+    prediction = run(DocPilot(max_steps=4, max_refused=3, crops_dir=str(tmp_path)), acme, backend)
     outputs = [step["output"] for step in prediction.trace[1:-1]]
     missing = (
         "extract needs the argument 'pages'; write it as "
@@ -296,7 +328,9 @@ def test_extract_reads_a_region_of_one_page(acme: DocumentEnv, tmp_path: Path) -
             "p. 3: Engineering 42",
         ]
     )
-    prediction = run(DocPilot(max_steps=4, crops_dir=str(tmp_path)), acme, backend, STAFF)
+    prediction = run(
+        DocPilot(max_steps=4, count_refused=True, crops_dir=str(tmp_path)), acme, backend, STAFF
+    )
     outputs = [step["output"] for step in prediction.trace[1:-1]]
     assert outputs[0] == (
         "error (bad_arguments): extract: 'region' must be [x0, y0, x1, y1], each from 0 to 1000"

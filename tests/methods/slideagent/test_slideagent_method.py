@@ -254,3 +254,51 @@ def test_the_method_is_built_from_a_minimal_config_and_refuses_bad_options() -> 
     ):
         with pytest.raises(ValueError, match=named):
             create_method({"type": "slideagent", **bad})
+
+
+def test_the_synthesizer_can_leave_not_answerable_out(indexed: DocumentEnv) -> None:
+    """SlideVQA has no unanswerable question: its config turns the option off."""
+    offered, plain = SlideScript(), SlideScript()
+    ask(SlideAgent(), indexed, offered)
+    ask(SlideAgent(not_answerable=False), indexed, plain)
+    assert "Not answerable" in text_of(offered.requests_of("synthesizer")[0])
+    assert "Not answerable" not in text_of(plain.requests_of("synthesizer")[0])
+
+
+@pytest.mark.parametrize("ranking", ["knowledge", "both"])
+def test_pages_rank_by_their_knowledge_text(
+    indexed: DocumentEnv, tmp_path: Path, ranking: str
+) -> None:
+    from docqa.methods.slideagent.knowledge_index import page_texts
+    from docqa.methods.slideagent.retrieval import retrieve_pages
+    from docqa.retrievers import IndexedPage, create_retriever
+
+    method = SlideAgent(
+        top_k=2,
+        page_ranking=ranking,
+        knowledge_index={"type": "bm25"},
+        knowledge_index_dir=str(tmp_path / "kindex"),
+    )
+    assert method.retrievers == (() if ranking == "knowledge" else ("bm25",))
+    prediction = ask(method, indexed, SlideScript())
+    retrieved = step(prediction, "retrieve")
+    assert "knowledge text (bm25)" in retrieved["retriever"]
+    knowledge = method._knowledge[indexed.document.doc_id]
+    texts = page_texts(knowledge)
+    assert knowledge.pages[3] in texts[3]
+    assert knowledge.global_knowledge in texts[0]
+    # the same ranking from an index built here over the same texts
+    own = create_retriever({"type": "bm25"})
+    own.build(
+        [IndexedPage(t, Path(p.image)) for t, p in zip(texts, indexed.pages, strict=True)],
+        tmp_path / "own",
+    )
+    searchers = [own.load(tmp_path / "own")]
+    if ranking == "both":
+        searchers.insert(0, indexed.searcher("bm25"))
+    assert retrieved["pages"] == retrieve_pages(searchers, retrieved["queries"], 2)
+
+
+def test_knowledge_ranking_needs_a_knowledge_index() -> None:
+    with pytest.raises(ValueError, match="knowledge_index"):
+        SlideAgent(page_ranking="knowledge")

@@ -15,8 +15,6 @@ from docqa.methods.docpilot.parsing import parse_verdict
 from docqa.methods.docpilot.prompts import ANALYZER, ANALYZER_STOP, evidence_block
 from docqa.methods.docpilot.state import Verdict
 
-MAX_NEW_TOKENS = 64
-
 
 def search_summary(ctx: Context) -> str:
     state = ctx.state
@@ -34,7 +32,9 @@ async def analyze(ctx: Context, arguments: dict) -> Observation:
         f"{evidence_block(lines)}{search_summary(ctx)}Grounded:"
     )
     usage = Usage()
-    reply = await ask(ctx.client, [prompt], MAX_NEW_TOKENS, ANALYZER_STOP, usage)
+    reply = await ask(
+        ctx.client, [prompt], ctx.settings.role_tokens["analyze"], ANALYZER_STOP, usage
+    )
     grounded, sufficient, advice = parse_verdict(reply)
     verdict = Verdict(candidate, grounded, sufficient, advice)
     ctx.state.record_verdict(verdict)

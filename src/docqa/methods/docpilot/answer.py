@@ -13,8 +13,6 @@ from docqa.methods.docpilot.context import Context, Observation, ask
 from docqa.methods.docpilot.parsing import first_line
 from docqa.methods.docpilot.prompts import ANSWER_STOP, ANSWERER, evidence_block
 
-MAX_NEW_TOKENS = 48
-
 
 async def answer(ctx: Context, arguments: dict) -> Observation:
     candidate = arguments["answer"]
@@ -26,6 +24,8 @@ async def answer(ctx: Context, arguments: dict) -> Observation:
         f"Candidate answer: {candidate}\n{check}Answer:"
     )
     usage = Usage()
-    reply = first_line(await ask(ctx.client, [prompt], MAX_NEW_TOKENS, ANSWER_STOP, usage))
+    reply = first_line(
+        await ask(ctx.client, [prompt], ctx.settings.role_tokens["answer"], ANSWER_STOP, usage)
+    )
     final, fallbacks = (reply, []) if reply else (candidate, [BAD_REPLY])
     return Observation(f"final answer: {final}", usage=usage, fallbacks=fallbacks, answer=final)

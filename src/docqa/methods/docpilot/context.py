@@ -15,6 +15,22 @@ from docqa.methods.base import DocumentEnv
 from docqa.methods.docpilot.state import AgentState
 from docqa.sandbox import SandboxLimits
 
+#: new tokens per model role, docqa's defaults: small enough for a CPU run of a base model.
+#: The paper states none; its trajectories (7.9-24 rounds) need an orchestrator that can
+#: write a thought and a call each round, so paper configs raise them (config/experiments/
+#: docpilot.yaml), and a reasoning model also needs room for its thinking (its model entry's
+#: ``reasoning_tokens``).
+ROLE_TOKENS = {
+    "orchestrator": 96,
+    "navigate": 32,
+    "extract": 160,
+    "focus_plan": 96,
+    "focus_read": 160,
+    "solve": 256,
+    "analyze": 64,
+    "answer": 48,
+}
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -35,6 +51,8 @@ class Settings:
     solve_limits: SandboxLimits
     insufficient_answer: str
     max_observation_chars: int
+    #: new tokens per model role (ROLE_TOKENS's keys)
+    role_tokens: dict[str, int] = field(default_factory=lambda: dict(ROLE_TOKENS))
 
 
 @dataclass
@@ -80,6 +98,8 @@ async def ask(
     )
     completion = await client.complete(request)
     usage.add(completion.usage)
+    if not completion.text.strip():
+        usage.empty_replies += 1
     return completion.text
 
 

@@ -23,7 +23,6 @@ from docqa.methods.docpilot.prompts import EXTRACTOR, FACTS_STOP
 from docqa.methods.docpilot.state import EvidenceItem
 from docqa.methods.docpilot.tools import run_tool
 
-MAX_NEW_TOKENS = 160
 NO_TEXT = "(no text was found on this page)"
 
 
@@ -39,7 +38,7 @@ async def extract(ctx: Context, arguments: dict) -> Observation:
         parts += [f"### Page {page + 1}{where}\n", Part.of_image(image, text or NO_TEXT)]
     parts.append(f"Question: {ctx.question.question.strip()}\nGoal: {goal}\nFacts:")
     usage = Usage()
-    reply = await ask(ctx.client, parts, MAX_NEW_TOKENS, FACTS_STOP, usage)
+    reply = await ask(ctx.client, parts, ctx.settings.role_tokens["extract"], FACTS_STOP, usage)
     ctx.state.mark_read(pages)
     items = facts_as_evidence(ctx, reply, pages, "extract", region)
     observation = record_facts(ctx, items, pages)

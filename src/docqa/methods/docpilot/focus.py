@@ -36,8 +36,6 @@ from docqa.methods.docpilot.prompts import FACTS_STOP, FOCUS_PLANNER, FOCUS_READ
 from docqa.methods.docpilot.tools import run_tool
 from docqa.text.ocr import ocr_page
 
-PLAN_TOKENS = 96
-READ_TOKENS = 160
 MAX_LINES = 60
 NO_TEXT = "(no text was found here)"
 
@@ -55,7 +53,7 @@ async def focus(ctx: Context, arguments: dict) -> Observation:
             Part.of_image(crop["image"], "" if ctx.reads_images else crop["ocr_text"] or NO_TEXT),
         ]
     parts.append(f"Question: {ctx.question.question.strip()}\nGoal: {goal}\nFacts:")
-    reply = await ask(ctx.client, parts, READ_TOKENS, FACTS_STOP, usage)
+    reply = await ask(ctx.client, parts, ctx.settings.role_tokens["focus_read"], FACTS_STOP, usage)
 
     ctx.state.mark_read([page])
     items = facts_as_evidence(ctx, reply, [page], "focus", _union(regions))
@@ -75,15 +73,19 @@ async def _plan(
     """The planner's regions (or the fallback: one zoom on the whole page), its reply, and
     the failure kinds of its unusable operations."""
     lines = with_boxes(page_lines(ctx.env, page), MAX_LINES)
+    image = Part.of_image(ctx.env.pages[page].image, lines or NO_TEXT)
+    # the prompt promises the text lines with their boxes: a text-only model reads them as
+    # the image's text, a VLM sees the image and gets them as text beside it
+    shown: list[Part | str] = [image, f"{lines or NO_TEXT}\n"] if ctx.reads_images else [image]
     reply = await ask(
         ctx.client,
         [
             FOCUS_PLANNER.format(max_ops=ctx.settings.max_focus_crops),
             f"Page {page + 1}, its text lines with their boxes:\n",
-            Part.of_image(ctx.env.pages[page].image, lines or NO_TEXT),
+            *shown,
             f"Goal: {goal}\nOperations:",
         ],
-        PLAN_TOKENS,
+        ctx.settings.role_tokens["focus_plan"],
         FOCUS_STOP,
         usage,
     )

@@ -10,9 +10,12 @@ answer is ``insufficient_answer`` and the summary says ``insufficient_evidence``
 
 Every refused call (an unreadable reply, an unknown or unavailable action, bad arguments, a
 page outside the document, a repeated call) is answered with an observation that says what was
-wrong, counted, and costs a step; a module's unusable reply gets a defined fallback, also
-counted. Only failures of the machinery itself (a backend error) end the question, and the
-runner records those.
+wrong and counted; it costs a step only with ``count_refused: true`` (the old behaviour): by
+default ``max_steps`` counts executed actions, as the paper counts a trajectory's actions, and
+``max_refused`` refused calls end the loop on their own. A module's unusable reply gets a
+defined fallback, also counted; an empty reply (a reasoning model out of budget) is counted
+in ``usage.empty_replies``. Only failures of the machinery itself (a backend error) end the
+question, and the runner records those.
 
 The paper's code and prompts are not public; see the module docstrings for each place where
 this implementation had to decide (``actions``: availability; ``navigate``: rounds; ``focus``:
@@ -41,6 +44,7 @@ from docqa.methods.docpilot.actions import (
 from docqa.methods.docpilot.analyze import analyze
 from docqa.methods.docpilot.answer import answer as give_answer
 from docqa.methods.docpilot.context import (
+    ROLE_TOKENS,
     Context,
     Observation,
     Settings,
@@ -80,7 +84,9 @@ SHOWN_EVIDENCE = 20
 
 @METHODS.register("docpilot")
 class DocPilot(Method):
-    """Options: ``max_steps`` (orchestrator decisions, refused ones included); ``without``
+    """Options: ``max_steps`` (executed actions; refused calls too with ``count_refused``);
+    ``max_refused`` (refused calls that end the loop; default ``max_steps``); ``role_tokens``
+    (new tokens per role, over :data:`~docqa.methods.docpilot.context.ROLE_TOKENS`); ``without``
     (ablations: any of ``analyze``, ``focus``, ``solve``); ``retriever`` (a retriever whose best
     unseen pages Navigate also shows, ``hint_pages`` of them; none by default);
     ``window_pages`` (pages per round where no overview grid covers them); ``snippet_chars``
@@ -110,7 +116,10 @@ class DocPilot(Method):
         solve_memory_mb: int = 512,
         insufficient_answer: str = UNANSWERABLE,
         max_observation_chars: int = 400,
-        orchestrator_tokens: int = 96,
+        orchestrator_tokens: int | None = None,
+        role_tokens: dict[str, int] | None = None,
+        max_refused: int | None = None,
+        count_refused: bool = False,
     ) -> None:
         unknown = sorted(set(without) - set(OPTIONAL_ACTIONS))
         if unknown:
@@ -126,7 +135,20 @@ class DocPilot(Method):
         if not 1.0 <= focus_zoom <= MAX_ZOOM:
             raise ValueError(f"docpilot: focus_zoom must be between 1 and {MAX_ZOOM:g}")
         self.retrievers = (retriever,) if retriever else ()
-        self.orchestrator_tokens = orchestrator_tokens
+        tokens = {**ROLE_TOKENS, **(role_tokens or {})}
+        if orchestrator_tokens is not None:  # the older, narrower option
+            tokens["orchestrator"] = orchestrator_tokens
+        unknown_roles = sorted(set(tokens) - set(ROLE_TOKENS))
+        if unknown_roles or min(tokens.values()) < 1:
+            raise ValueError(
+                f"docpilot: role_tokens {role_tokens} must give roles of {sorted(ROLE_TOKENS)} "
+                "at least 1 token"
+            )
+        self.orchestrator_tokens = tokens["orchestrator"]
+        self.max_refused = max_steps if max_refused is None else max_refused
+        if self.max_refused < 1:
+            raise ValueError(f"docpilot: max_refused must be at least 1, not {max_refused}")
+        self.count_refused = count_refused
         enabled = tuple(name for name in ACTION_NAMES if name not in without)
         self.settings = Settings(
             max_steps=max_steps,
@@ -148,6 +170,7 @@ class DocPilot(Method):
             ),
             insufficient_answer=insufficient_answer,
             max_observation_chars=max_observation_chars,
+            role_tokens=tokens,
         )
         self.header = orchestrator_header(enabled)
 
@@ -159,20 +182,23 @@ class DocPilot(Method):
         trace: list[dict[str, Any]] = []
         history: list[str] = []
         usage = Usage()
-        final, stop, steps = None, "step_limit", 0
-        for step in range(1, settings.max_steps + 1):
+        final, stop, steps, executed, refused = None, "step_limit", 0, 0, 0
+        while executed < settings.max_steps:
+            if refused >= self.max_refused:
+                stop = "refused_limit"
+                break
             available = available_actions(state, settings.enabled)
             if not available:
                 stop = "no_available_action"
                 break
-            steps = step
+            steps = step = steps + 1
             prompt = orchestrator_prompt(
                 self.header,
                 question.question,
                 state.num_pages,
                 history,
                 _state_block(state),
-                step,
+                executed + 1,
                 settings.max_steps,
                 available,
             )
@@ -181,6 +207,12 @@ class DocPilot(Method):
                 client, [prompt], self.orchestrator_tokens, ORCHESTRATOR_STOP, step_usage
             )
             record, observation = await self._act(replace(base, step=step), reply)
+            if record.get("refused"):
+                refused += 1
+                if self.count_refused:
+                    executed += 1
+            else:
+                executed += 1
             step_usage.add(observation.usage)
             usage.add(step_usage)
             for kind in observation.fallbacks:
@@ -199,7 +231,14 @@ class DocPilot(Method):
             if observation.answer is not None:
                 final, stop = observation.answer, "answer"
                 break
-        trace.append(summary(state, question, stop, steps, settings.enabled))
+        trace.append(
+            {
+                **summary(state, question, stop, steps, settings.enabled),
+                "executed_actions": executed,
+                "refused_calls": refused,
+                "empty_replies": usage.empty_replies,
+            }
+        )
         return Prediction(
             question.question_id,
             final if final is not None else settings.insufficient_answer,
@@ -211,12 +250,14 @@ class DocPilot(Method):
     async def _act(self, ctx: Context, reply: str) -> tuple[dict[str, Any], Observation]:
         """Check and run one decision; a refused one becomes an error observation."""
         thought, action, shown, decision = "", "invalid", {}, None
+        refused_call = False
         try:
             decision = parse_decision(reply)
             thought, action = decision.thought, decision.action
             shown = decision.arguments if isinstance(decision.arguments, dict) else {}
             arguments = check_call(action, decision.arguments, ctx.state, self.settings.enabled)
         except ActionError as error:
+            refused_call = True
             repeated = decision is not None and ctx.state.refuse(action, decision.arguments)
             if repeated and error.kind != REPEATED_ACTION:
                 error = ActionError(
@@ -238,6 +279,7 @@ class DocPilot(Method):
             "pages": observation.pages,
             "images": observation.images,
             "fallbacks": observation.fallbacks,
+            "refused": refused_call,
             **observation.details,
         }
         return record, observation

@@ -20,8 +20,6 @@ from docqa.methods.docpilot.context import Context, Observation, ask, page_list,
 from docqa.methods.docpilot.parsing import parse_navigation
 from docqa.methods.docpilot.prompts import NAVIGATOR, NAVIGATOR_STOP
 
-MAX_NEW_TOKENS = 32
-
 
 def next_window(ctx: Context) -> tuple[list[int], str | None]:
     """The pages of the next round and the overview image that shows them (None: thumbnails)."""
@@ -68,7 +66,9 @@ async def navigate(ctx: Context, arguments: dict) -> Observation:
     images += [_thumbnail_path(ctx, page) for page in thumbnails]
 
     usage = Usage()
-    reply = await ask(ctx.client, parts, MAX_NEW_TOKENS, NAVIGATOR_STOP, usage)
+    reply = await ask(
+        ctx.client, parts, ctx.settings.role_tokens["navigate"], NAVIGATOR_STOP, usage
+    )
     offered = window + hints
     state.offer(offered)
     picked, more = parse_navigation(reply)

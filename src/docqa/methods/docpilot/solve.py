@@ -20,8 +20,6 @@ from docqa.methods.docpilot.state import EvidenceItem
 from docqa.methods.docpilot.tools import run_tool
 from docqa.sandbox import SandboxUnavailable, isolation, run_python
 
-MAX_NEW_TOKENS = 256
-
 
 async def solve(ctx: Context, arguments: dict) -> Observation:
     here = isolation.current()
@@ -31,7 +29,7 @@ async def solve(ctx: Context, arguments: dict) -> Observation:
     inputs = [item.as_input(number) for number, item in enumerate(ctx.state.evidence, start=1)]
     prompt = SOLVER.format(task=task, evidence=json.dumps(inputs, ensure_ascii=False))
     usage = Usage()
-    reply = await ask(ctx.client, [prompt], MAX_NEW_TOKENS, SOLVER_STOP, usage)
+    reply = await ask(ctx.client, [prompt], ctx.settings.role_tokens["solve"], SOLVER_STOP, usage)
     code = code_block(reply)
     if not code.strip():
         return Observation(

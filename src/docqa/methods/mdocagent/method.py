@@ -77,6 +77,7 @@ class MDocAgent(Method):
         empty_answer: str = "keep",
         max_new_tokens: int = 256,
         max_chars_per_page: int = 100_000,
+        image_max_pixels: int | None = None,
     ) -> None:
         if ablation not in ABLATIONS:
             raise ValueError(f"mdocagent ablation {ablation!r} is not one of {tuple(ABLATIONS)}")
@@ -97,7 +98,10 @@ class MDocAgent(Method):
         self.clue_parser = check_parser("clue_parser", clue_parser)
         self.answer_parser = check_parser("answer_parser", answer_parser)
         self.empty_answer = empty_answer
-        self.generation = Generation(max_new_tokens=max_new_tokens)
+        # image_max_pixels: each page image's pixel budget (the paper's Qwen2-VL: 16,384
+        # visual tokens at top-1, 2,048 at top-4); None keeps the model's
+        self.image_max_pixels = image_max_pixels
+        self.generation = Generation(max_new_tokens=max_new_tokens, max_pixels=image_max_pixels)
         self.max_chars_per_page = max_chars_per_page
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
@@ -157,6 +161,10 @@ class MDocAgent(Method):
     def _text_pages(self, question: str, env: DocumentEnv) -> list[int]:
         searcher = env.searcher(self.text_retriever)
         if not self.dedupe_text_pages:
+            if hasattr(searcher, "search_with_repeats") and hasattr(
+                getattr(searcher, "inner", searcher), "search_with_repeats"
+            ):  # a best-passage ColBERT index: the original's passage order, repeats kept
+                return list(searcher.search_with_repeats(question, self.top_k))
             return searcher.search(question, self.top_k)
         # rank the whole document so that dropping repeats still leaves k pages
         ranked = searcher.search(question, max(searcher.pages, self.top_k))

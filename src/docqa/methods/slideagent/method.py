@@ -29,11 +29,12 @@ from docqa.backends.request import Generation
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods import METHODS
-from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.base import DocumentEnv, Method, Models, WindowSearcher
 from docqa.methods.slideagent import prompts, requests
 from docqa.methods.slideagent.build import KnowledgeSettings, build_knowledge
 from docqa.methods.slideagent.calls import CallLog
 from docqa.methods.slideagent.knowledge import DescribedElement, Knowledge, read_knowledge
+from docqa.methods.slideagent.knowledge_index import knowledge_searcher
 from docqa.methods.slideagent.parsing import (
     LEVELS,
     QUERY_LEVELS,
@@ -42,6 +43,7 @@ from docqa.methods.slideagent.parsing import (
     parse_subqueries,
 )
 from docqa.methods.slideagent.retrieval import retrieve_elements, retrieve_pages
+from docqa.retrievers import PageSearcher
 
 #: the paper's ablations: what each variant leaves out
 ABLATIONS: dict[str, frozenset[str]] = {
@@ -52,6 +54,7 @@ ABLATIONS: dict[str, frozenset[str]] = {
     "without_subqueries": frozenset({"subqueries"}),
 }
 SETTINGS = ("retrieval", "oracle")
+PAGE_RANKINGS = ("pages", "knowledge", "both")
 
 
 @METHODS.register("slideagent")
@@ -71,7 +74,16 @@ class SlideAgent(Method):
         answer_tokens: int = 48,
         subquery_tokens: int = 48,
         classifier_tokens: int = 8,
+        not_answerable: bool = True,
+        page_ranking: str = "pages",
+        knowledge_index: dict[str, Any] | None = None,
+        knowledge_index_dir: str = "results/knowledge_index",
     ) -> None:
+        """``not_answerable``: the synthesizer may answer "Not answerable" (off for a benchmark
+        without unanswerable questions, SlideVQA). ``page_ranking``: pages rank by
+        ``retriever`` (``pages``), by their knowledge text through ``knowledge_index``
+        (a retriever config entry, e.g. ``{type: dense_text, model: ...}``; ``knowledge``),
+        or by both fused (``both``); knowledge indexes go to ``knowledge_index_dir``."""
         if ablation not in ABLATIONS:
             raise ValueError(f"slideagent ablation {ablation!r} is not one of {tuple(ABLATIONS)}")
         if setting not in SETTINGS:
@@ -81,8 +93,23 @@ class SlideAgent(Method):
                 "slideagent: top_k and max_subqueries must be at least 1 and top_elements at "
                 f"least 0, got {top_k}, {max_subqueries} and {top_elements}"
             )
+        if page_ranking not in PAGE_RANKINGS:
+            raise ValueError(
+                f"slideagent page_ranking {page_ranking!r}: use one of {PAGE_RANKINGS}"
+            )
+        if page_ranking != "pages" and not knowledge_index:
+            raise ValueError(
+                f"slideagent page_ranking {page_ranking!r} needs knowledge_index: a retriever "
+                "entry such as {type: bm25} or {type: dense_text, model: <folder>}"
+            )
+        self.not_answerable = not_answerable
+        self.page_ranking = page_ranking
+        self.knowledge_index = knowledge_index
+        self.knowledge_index_dir = Path(knowledge_index_dir)
+        self._knowledge_searchers: dict[str, PageSearcher] = {}
         self.retriever = retriever
-        self.retrievers = (retriever,) if setting == "retrieval" else ()
+        uses_index = setting == "retrieval" and page_ranking != "knowledge"
+        self.retrievers = (retriever,) if uses_index else ()
         self.top_k = top_k
         self.top_elements = top_elements
         self.max_subqueries = max_subqueries
@@ -139,13 +166,13 @@ class SlideAgent(Method):
             step["subqueries"] = subqueries
 
         queries = [query, *subqueries]
-        pages = self._pages(question, env, queries)
+        pages = self._pages(question, env, queries, knowledge)
         elements = self._elements(knowledge, pages, queries)
         log.trace.append(
             {
                 "step": "retrieve",
                 "setting": self.setting,
-                "retriever": self.retriever if self.setting == "retrieval" else "gold pages",
+                "retriever": self._ranked_by() if self.setting == "retrieval" else "gold pages",
                 "queries": queries,
                 "pages": pages,
                 "elements": [_shown(element) for element in elements],
@@ -159,7 +186,7 @@ class SlideAgent(Method):
             )
             answers.append((level, answer))
             looked += [page for page in shown if page not in looked]
-        asked = requests.synthesize(query, answers, self.generation["answer"])
+        asked = requests.synthesize(query, answers, self.generation["answer"], self.not_answerable)
         reply, step = await log.call("synthesizer", client, asked, [])
         final = parse_answer(reply)
         if not final:
@@ -206,10 +233,34 @@ class SlideAgent(Method):
         reply, _ = await log.call(f"read_{level}", client, asked, shown, **details)
         return parse_answer(reply), shown
 
-    def _pages(self, question: Question, env: DocumentEnv, queries: list[str]) -> list[int]:
+    def _ranked_by(self) -> str:
+        knowledge = f"knowledge text ({(self.knowledge_index or {}).get('type')})"
+        return {
+            "pages": self.retriever,
+            "knowledge": knowledge,
+            "both": f"{self.retriever} + {knowledge}",
+        }[self.page_ranking]
+
+    def _pages(
+        self, question: Question, env: DocumentEnv, queries: list[str], knowledge: Knowledge
+    ) -> list[int]:
         if self.setting == "oracle":
             return sorted(p for p in set(question.evidence_pages) if 0 <= p < len(env.pages))
-        return retrieve_pages(env.searcher(self.retriever), queries, self.top_k)
+        searchers: list[PageSearcher] = []
+        if self.page_ranking != "knowledge":
+            searchers.append(env.searcher(self.retriever))
+        if self.page_ranking != "pages":
+            searcher = self._knowledge_searcher(env, knowledge)
+            searchers.append(WindowSearcher(searcher, env.window) if env.window else searcher)
+        return retrieve_pages(searchers, queries, self.top_k)
+
+    def _knowledge_searcher(self, env: DocumentEnv, knowledge: Knowledge) -> PageSearcher:
+        doc_id = env.document.doc_id
+        if doc_id not in self._knowledge_searchers:
+            self._knowledge_searchers[doc_id] = knowledge_searcher(
+                dict(self.knowledge_index or {}), knowledge, env.pages, self.knowledge_index_dir
+            )
+        return self._knowledge_searchers[doc_id]
 
     def _elements(
         self, knowledge: Knowledge, pages: list[int], queries: list[str]

@@ -87,4 +87,9 @@ SYNTHESIZE = (
     "the question. Give only the answer: a number, a name or a short phrase; if the levels do "
     'not contain it, answer "Not answerable".\n\n'
 )
+#: the synthesizer for a benchmark without unanswerable questions (SlideVQA)
+SYNTHESIZE_ALWAYS = (
+    "Combine the answers found at the deck, page and element levels into one final answer to "
+    "the question. Give only the answer: a number, a name or a short phrase.\n\n"
+)
 ANSWER_OPEN = "Answer:"

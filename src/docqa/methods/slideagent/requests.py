@@ -92,12 +92,17 @@ def read_elements(
 
 
 def synthesize(
-    question: str, answers: Sequence[tuple[str, str]], generation: Generation
+    question: str,
+    answers: Sequence[tuple[str, str]],
+    generation: Generation,
+    not_answerable: bool = True,
 ) -> ChatRequest:
-    """``answers`` are (level, answer) in level order."""
+    """``answers`` are (level, answer) in level order; ``not_answerable`` offers the
+    "Not answerable" answer."""
     listed = "".join(f"{LEVEL_NAMES[level]}: {answer}\n" for level, answer in answers)
+    instruction = prompts.SYNTHESIZE if not_answerable else prompts.SYNTHESIZE_ALWAYS
     return ChatRequest.prompt(
-        f"{prompts.SYNTHESIZE}Question: {question}\n{listed}Final {prompts.ANSWER_OPEN}",
+        f"{instruction}Question: {question}\n{listed}Final {prompts.ANSWER_OPEN}",
         generation,
     )
 

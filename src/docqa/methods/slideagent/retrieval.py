@@ -22,10 +22,16 @@ from docqa.retrievers.bm25 import tokenize
 from docqa.retrievers.ranking import rrf_scores, top_pages
 
 
-def retrieve_pages(searcher: PageSearcher, queries: Sequence[str], k: int) -> list[int]:
-    """The ``k`` best pages for the queries together."""
-    rankings = [searcher.search(query, searcher.pages) for query in queries]
-    return top_pages(rrf_scores(rankings, searcher.pages), k)
+def retrieve_pages(
+    searchers: PageSearcher | Sequence[PageSearcher], queries: Sequence[str], k: int
+) -> list[int]:
+    """The ``k`` best pages for the queries together, over every searcher's rankings (the
+    page ranking first, then the knowledge ranking, query by query)."""
+    if not isinstance(searchers, Sequence):
+        searchers = [searchers]
+    size = max(searcher.pages for searcher in searchers)
+    rankings = [s.search(query, s.pages) for s in searchers for query in queries]
+    return top_pages(rrf_scores(rankings, size), k)
 
 
 def retrieve_elements(
