@@ -219,6 +219,8 @@ PREPARERS: dict[str, Preparer] = {
     "transformers": prepare_hub_model,
     "vllm": prepare_hub_model,
     "openai": prepare_hosted,
+    # the scripted teacher of trajectory synthesis (docqa.training.gold_teacher): no weights
+    "gold_teacher": prepare_hosted,
 }
 
 
