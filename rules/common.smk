@@ -24,7 +24,7 @@ validate(config, "../config/config.schema.yaml")
 check_references(config)
 
 GRID = experiment_grid(config)
-PREPARE_KEYS = ("backend", "hf_id", "revision", "gguf", "path", "hf_cache")
+PREPARE_KEYS = ("backend", "hf_id", "revision", "gguf", "path", "hf_cache", "adapter")
 
 
 wildcard_constraints:
@@ -37,6 +37,13 @@ wildcard_constraints:
 def model_source(wildcards):
     entry = config["models"][wildcards.model]
     return {key: entry[key] for key in PREPARE_KEYS if key in entry}
+
+
+def model_prepare_inputs(wildcards):
+    """A model entry's local folders that a rule makes: a trained adapter (rules/training.smk)
+    and a base under results/ (e.g. the prepared embedded model)."""
+    entry = config["models"][wildcards.model]
+    return [entry[key] for key in ("path", "adapter") if str(entry.get(key, "")).startswith("results/")]
 
 
 def model_threads(wildcards):

@@ -26,6 +26,13 @@ from docqa.report.plan import (
 from docqa.retrievers.hybrid import component_names
 from docqa.runtime.config_check import check_references, experiment_grid
 from docqa.stages.shards import shard_counts, shard_files, sharded_runs_pattern
+from docqa.training.plan import (
+    evaluation_runs,
+    stage_names,
+    stage_start,
+    training_entries,
+    training_outputs,
+)
 
 #: a method option ending in this names another configured model for one of its roles
 #: (e.g. ``text_model: llama-3.1-8b``); the infer job loads it beside the run's model
@@ -66,6 +73,7 @@ __all__ = [
     "download_keys",
     "download_manifests",
     "download_spec",
+    "evaluation_runs",
     "experiment_grid",
     "fused_entries",
     "prepare_params",
@@ -77,6 +85,10 @@ __all__ = [
     "shard_counts",
     "shard_files",
     "sharded_runs_pattern",
+    "stage_names",
+    "stage_start",
     "top_k_series",
+    "training_entries",
+    "training_outputs",
     "wants_gpu",
 ]

@@ -1,0 +1,9 @@
+from pathlib import Path
+
+from docqa.runtime.logs import setup_job_logging
+from docqa.training.figures import plot_action_frequencies
+
+setup_job_logging(snakemake.log[0])
+runs = dict(zip(snakemake.params.models, map(Path, snakemake.input.runs), strict=True))
+output = snakemake.output
+plot_action_frequencies(runs, Path(output.png), Path(output.pdf), Path(output.table))
