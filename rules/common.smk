@@ -40,10 +40,14 @@ def model_source(wildcards):
 
 
 def model_prepare_inputs(wildcards):
-    """A model entry's local folders that a rule makes: a trained adapter (rules/training.smk)
-    and a base under results/ (e.g. the prepared embedded model)."""
+    """What a model entry needs that a rule makes: the training stage of its adapter
+    (rules/training.smk) and a base under results/ (e.g. the prepared embedded model)."""
     entry = config["models"][wildcards.model]
-    return [entry[key] for key in ("path", "adapter") if str(entry.get(key, "")).startswith("results/")]
+    inputs = [entry["path"]] if str(entry.get("path", "")).startswith("results/") else []
+    adapter = str(entry.get("adapter", ""))
+    if adapter.startswith("results/training/"):
+        inputs.append(str(Path(adapter).parent / "train.json"))  # the train job's own output
+    return inputs
 
 
 def model_threads(wildcards):

@@ -1,0 +1,128 @@
+"""The offline training DAG end to end: a scripted gold teacher drives DocPilot on synthslides
+training decks; the trajectories are filtered, turned into SFT data and train a tiny random
+student (LoRA) in two stages; the stage-2 adapter is a model entry that the infer stage runs
+on other decks, and the run is scored — all through Snakemake."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from tiny_student import build_tiny_student
+from workflow import default_config, snakemake, workflow_copy
+
+pytestmark = pytest.mark.slow
+
+TARGETS = (
+    "results/training/tiny/loss.png",
+    "results/training/tiny/actions.png",
+    "results/scores/synthslides/docpilot/tiny-trained.json",
+)
+
+
+def training_config(student: Path) -> dict:
+    config = default_config()
+    slides = {"decks": 1, "questions_per_deck": 4, "slides_per_deck": [6, 6]}
+    config["datasets"] = {
+        "synthslides": {
+            "adapter": "synthslides",
+            "options": {**slides, "seed": 7},
+            "metric": "slideagent",
+        },
+        "synthslides_train": {
+            "adapter": "synthslides",
+            "options": {**slides, "seed": 11},
+            "metric": "slideagent",
+        },
+    }
+    tiny = {
+        "backend": "transformers",
+        "path": str(student),
+        "prompt_format": "raw",
+        "precision": "fp32",
+        "attn_implementation": "eager",
+        "max_batch_size": 4,
+    }
+    config["models"] = {
+        "teacher": {"backend": "gold_teacher"},
+        "tiny": tiny,
+        "tiny-trained": {**tiny, "adapter": "results/training/tiny/stage2/adapter"},
+    }
+    config["methods"] = {
+        "docpilot": {"type": "docpilot", "max_steps": 5, "crops_dir": "results/crops"}
+    }
+    config["experiments"] = [
+        {"datasets": ["synthslides"], "methods": ["docpilot"], "models": ["tiny-trained"]}
+    ]
+    config["training"] = {
+        "tiny": {
+            "dataset": "synthslides_train",
+            "method": "docpilot",
+            "teacher": "teacher",
+            "student": "tiny",
+            "train": {"max_steps": 6, "save_steps": 3, "learning_rate": 0.01, "seed": 0},
+            "stages": {
+                "stage1": {"data": "single"},
+                "stage2": {"data": "multi", "from": "stage1"},
+            },
+            "evaluate": {"dataset": "synthslides", "method": "docpilot", "models": ["tiny-trained"]},
+        }
+    }
+    return config
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("training-dag")
+    student = build_tiny_student(base / "student")
+    work = workflow_copy(base, training_config(student))
+    result = snakemake(work, *TARGETS)
+    assert result.returncode == 0, result.stderr[-6000:]
+    return work
+
+
+def test_synthesis_filter_and_sft_data_are_written(trained: Path) -> None:
+    root = trained / "results/training/tiny"
+    trajectories = [json.loads(line) for line in (root / "trajectories.jsonl").open()]
+    assert len(trajectories) == 4
+    report = json.loads((root / "filtered/report.json").read_text())
+    assert report["multi"]["kept"] + sum(report["multi"]["dropped"].values()) == 4
+    assert report["multi"]["kept"] >= 1
+    counts = json.loads((root / "sft/counts.json").read_text())
+    assert counts["single"] == report["single"]["kept"] > 0
+    first = json.loads((root / "sft/multi.jsonl").open().readline())
+    assert first["messages"][0]["role"] == "user" and first["messages"][1]["role"] == "assistant"
+
+
+def test_both_stages_train_and_stage_two_starts_from_stage_one(trained: Path) -> None:
+    root = trained / "results/training/tiny"
+    one = json.loads((root / "stage1/train.json").read_text())
+    two = json.loads((root / "stage2/train.json").read_text())
+    assert one["steps"] == two["steps"] == 6
+    assert two["init_from"].endswith("stage1")
+    losses = [row["loss"] for row in one["losses"]]
+    assert losses[-1] < losses[0]
+    assert (root / "stage2/adapter/adapter_config.json").is_file()
+    assert (root / "loss.png").stat().st_size > 1000
+
+
+def test_the_adapter_runs_in_the_infer_stage_and_is_scored(trained: Path) -> None:
+    card = json.loads((trained / "results/models/tiny-trained/model.json").read_text())
+    assert card["adapter"]["path"].endswith("stage2/adapter")
+    assert card["identity"]["adapter_sha256"]
+    run = trained / "results/runs/synthslides/docpilot/tiny-trained/predictions.jsonl"
+    predictions = [json.loads(line) for line in run.open()]
+    assert len(predictions) == 4
+    assert all(not p["error"] for p in predictions)
+    assert all(p["trace"][-1]["step"] == "summary" for p in predictions)
+    scores = json.loads(
+        (trained / "results/scores/synthslides/docpilot/tiny-trained.json").read_text()
+    )
+    assert scores["summary"]["questions"] == 4
+    table = json.loads((trained / "results/training/tiny/actions.json").read_text())
+    assert set(table) == {"tiny-trained"}
