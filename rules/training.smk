@@ -11,7 +11,6 @@ from docqa.runtime.workflow import (
     training_outputs,
 )
 
-
 TRAINING = training_entries(config)
 
 
@@ -21,6 +20,7 @@ def training_entry(wildcards):
 
 def training_data(kind):
     """A file of the training entry's dataset, from the data, render and OCR stages."""
+
     def files(wildcards):
         dataset = TRAINING[wildcards.training]["dataset"]
         return {
@@ -30,6 +30,7 @@ def training_data(kind):
             "overviews": f"results/pages/{dataset}/overviews.jsonl",
             "elements": f"results/ocr/{dataset}/elements.jsonl",
         }[kind]
+
     return files
 
 
@@ -46,6 +47,7 @@ wildcard_constraints:
     training="|".join(TRAINING) or "(?!)",
     stage="|".join(stage_names(config)) or "(?!)",
 
+
 rule synthesize_trajectories:
     """The docpilot method run by the teacher (told each question's gold answer and
     evidence pages) over the training questions; every call it answered is recorded."""
@@ -58,16 +60,17 @@ rule synthesize_trajectories:
         teacher=training_model_dir("teacher"),
     output:
         "results/training/{training}/trajectories.jsonl",
-    params:
-        method=lambda wildcards: config["methods"][TRAINING[wildcards.training]["method"]],
-        teacher=training_model_config("teacher"),
-        max_questions=lambda wildcards: TRAINING[wildcards.training].get("max_questions"),
     log:
         "results/logs/training/{training}/synthesize.log",
     conda:
         "../envs/train.yaml"
+    params:
+        method=lambda wildcards: config["methods"][TRAINING[wildcards.training]["method"]],
+        teacher=training_model_config("teacher"),
+        max_questions=lambda wildcards: TRAINING[wildcards.training].get("max_questions"),
     script:
         "scripts/synthesize_trajectories.py"
+
 
 rule filter_trajectories:
     """Quality control: every dropped trajectory or trace counted by reason."""
@@ -78,19 +81,22 @@ rule filter_trajectories:
         multi="results/training/{training}/filtered/multi.jsonl",
         single="results/training/{training}/filtered/single.jsonl",
         report="results/training/{training}/filtered/report.json",
-    params:
-        student=training_model_config("student"),
-        metric=lambda wildcards: config["datasets"][TRAINING[wildcards.training]["dataset"]]["metric"],
-        metric_options=lambda wildcards: config["metrics"][
-            config["datasets"][TRAINING[wildcards.training]["dataset"]]["metric"]
-        ],
-        settings=lambda wildcards: TRAINING[wildcards.training].get("filter", {}),
     log:
         "results/logs/training/{training}/filter.log",
     conda:
         "../envs/train.yaml"
+    params:
+        student=training_model_config("student"),
+        metric=lambda wildcards: config["datasets"][TRAINING[wildcards.training]["dataset"]][
+            "metric"
+        ],
+        metric_options=lambda wildcards: config["metrics"][
+            config["datasets"][TRAINING[wildcards.training]["dataset"]]["metric"]
+        ],
+        settings=lambda wildcards: TRAINING[wildcards.training].get("filter", {}),
     script:
         "scripts/filter_trajectories.py"
+
 
 rule build_sft:
     """Chat-format examples: stage 1's single-ability calls, stage 2's trajectories."""
@@ -108,6 +114,7 @@ rule build_sft:
     script:
         "scripts/build_sft.py"
 
+
 rule train:
     """One training stage (TRL SFT + PEFT LoRA); resumes from its last checkpoint."""
     input:
@@ -119,18 +126,19 @@ rule train:
         student=training_model_dir("student"),
     output:
         "results/training/{training}/{stage}/train.json",
-    params:
-        entry=training_entry,
-        student=training_model_config("student"),
-    threads: workflow.cores
-    resources:
-        gpu=lambda wildcards: TRAINING[wildcards.training].get("gpus", 0),
     log:
         "results/logs/training/{training}/{stage}.log",
     conda:
         "../envs/train.yaml"
+    threads: workflow.cores
+    resources:
+        gpu=lambda wildcards: TRAINING[wildcards.training].get("gpus", 0),
+    params:
+        entry=training_entry,
+        student=training_model_config("student"),
     script:
         "scripts/train.py"
+
 
 rule training_figures:
     """Loss curves of every stage; with evaluate:, calls per action per model (paper D.2)."""
@@ -142,14 +150,15 @@ rule training_figures:
     output:
         png="results/training/{training}/loss.png",
         pdf="results/training/{training}/loss.pdf",
-    params:
-        stages=lambda wildcards: list(TRAINING[wildcards.training]["stages"]),
     log:
         "results/logs/training/{training}/figures.log",
     conda:
         "../envs/cpu.yaml"
+    params:
+        stages=lambda wildcards: list(TRAINING[wildcards.training]["stages"]),
     script:
         "scripts/training_figures.py"
+
 
 rule training_action_figure:
     input:
@@ -158,11 +167,11 @@ rule training_action_figure:
         png="results/training/{training}/actions.png",
         pdf="results/training/{training}/actions.pdf",
         table="results/training/{training}/actions.json",
-    params:
-        models=lambda wildcards: list(evaluation_runs(TRAINING[wildcards.training])),
     log:
         "results/logs/training/{training}/actions.log",
     conda:
         "../envs/cpu.yaml"
+    params:
+        models=lambda wildcards: list(evaluation_runs(TRAINING[wildcards.training])),
     script:
         "scripts/training_actions.py"

@@ -6,13 +6,9 @@ on other decks, and the run is scored — all through Snakemake."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 from tiny_student import build_tiny_student
 from workflow import default_config, snakemake, workflow_copy
 
@@ -70,7 +66,11 @@ def training_config(student: Path) -> dict:
                 "stage1": {"data": "single"},
                 "stage2": {"data": "multi", "from": "stage1"},
             },
-            "evaluate": {"dataset": "synthslides", "method": "docpilot", "models": ["tiny-trained"]},
+            "evaluate": {
+                "dataset": "synthslides",
+                "method": "docpilot",
+                "models": ["tiny-trained"],
+            },
         }
     }
     return config
@@ -96,7 +96,7 @@ def test_synthesis_filter_and_sft_data_are_written(trained: Path) -> None:
     counts = json.loads((root / "sft/counts.json").read_text())
     assert counts["single"] == report["single"]["kept"] > 0
     first = json.loads((root / "sft/multi.jsonl").open().readline())
-    assert first["messages"][0]["role"] == "user" and first["messages"][1]["role"] == "assistant"
+    assert [message["role"] for message in first["messages"]] == ["user", "assistant"]
 
 
 def test_both_stages_train_and_stage_two_starts_from_stage_one(trained: Path) -> None:

@@ -23,7 +23,7 @@ def corpus() -> list[str]:
         prompts.ANALYZER,
         prompts.ANSWERER,
         prompts.SOLVER,
-        "Thought: I read the page.\nAction: extract\nArguments: {\"pages\": [3]}\n",
+        'Thought: I read the page.\nAction: extract\nArguments: {"pages": [3]}\n',
         "[image shown as its OCR text]\np. 1: Revenue by Region North 120\n[end of image text]\n",
     ]
     return texts * 4

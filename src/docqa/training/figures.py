@@ -56,7 +56,7 @@ def plot_action_frequencies(runs: dict[str, Path], png: Path, pdf: Path, table: 
     from matplotlib.figure import Figure
 
     frequencies: dict[str, Any] = {model: calls_per_action(path) for model, path in runs.items()}
-    for model, row in frequencies.items():
+    for row in frequencies.values():
         row["total"] = sum(row.values())
     table.write_text(json.dumps(frequencies, indent=2) + "\n")
     with figure_style():

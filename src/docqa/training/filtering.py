@@ -132,7 +132,10 @@ class Checker:
         gold = {page + 1 for page in question.evidence_pages}
         role, reply = call["role"], call["reply"]
         prompt = "".join(
-            p["text"] for m in call["request"]["messages"] for p in m["parts"] if p["kind"] == "text"
+            p["text"]
+            for m in call["request"]["messages"]
+            for p in m["parts"]
+            if p["kind"] == "text"
         )
         if missing_images([call]):
             return "missing_image"
@@ -166,7 +169,9 @@ class Checker:
 
 def shown_pages(call: dict[str, Any]) -> set[int]:
     """The pages a navigator call listed (``p. N:`` lines of its page parts)."""
-    texts = [p["text"] for m in call["request"]["messages"] for p in m["parts"] if p["kind"] == "image"]
+    texts = [
+        p["text"] for m in call["request"]["messages"] for p in m["parts"] if p["kind"] == "image"
+    ]
     return {int(n) for text in texts for n in re.findall(r"(?m)^p\. (\d+):", text)}
 
 
@@ -235,7 +240,11 @@ def filter_trajectories(
                 else:
                     reasons["single"][why] += 1
                     dropped.append(
-                        {"question_id": qid, "kind": f"single:{call['role']}:{index}", "reason": why}
+                        {
+                            "question_id": qid,
+                            "kind": f"single:{call['role']}:{index}",
+                            "reason": why,
+                        }
                     )
     report = {
         stage: {"kept": kept[stage], "dropped": dict(sorted(reasons[stage].items()))}

@@ -181,10 +181,15 @@ def _load(
         base = init_from / "model"
     model_type = AutoConfig.from_pretrained(base, local_files_only=True).model_type
     vlm = is_vlm(model_type)
-    load: dict[str, Any] = {"local_files_only": True, "dtype": torch.bfloat16 if gpu else torch.float32}
+    load: dict[str, Any] = {
+        "local_files_only": True,
+        "dtype": torch.bfloat16 if gpu else torch.float32,
+    }
     if options.quantization == "nf4":
         if not gpu:
-            raise ValueError("training quantization nf4 (QLoRA) needs a CUDA GPU; drop it on the CPU")
+            raise ValueError(
+                "training quantization nf4 (QLoRA) needs a CUDA GPU; drop it on the CPU"
+            )
         from transformers import BitsAndBytesConfig
 
         load["quantization_config"] = BitsAndBytesConfig(
@@ -246,7 +251,7 @@ def _kill_callback_class() -> Any:
     return KillAfterSave
 
 
-def _KillAfterSave() -> Any:  # noqa: N802 - a factory standing for the class
+def _KillAfterSave() -> Any:
     return _kill_callback_class()()
 
 

@@ -1,0 +1,5 @@
+import sys
+from pathlib import Path
+
+# the training tests reuse the DocPilot tests' 'acme' PDF fixture (tests/methods)
+sys.path.insert(0, str(Path(__file__).parents[1] / "methods"))
