@@ -19,10 +19,10 @@ def training_entry(wildcards):
 
 
 def training_data(kind):
-    """A file of the training entry's dataset, from the data, render and OCR stages."""
+    """A file of a training dataset, from the data, render and OCR stages."""
 
     def files(wildcards):
-        dataset = TRAINING[wildcards.training]["dataset"]
+        dataset = wildcards.dataset
         return {
             "questions": f"results/data/{dataset}/questions.jsonl",
             "documents": f"results/data/{dataset}/documents.jsonl",
@@ -32,6 +32,23 @@ def training_data(kind):
         }[kind]
 
     return files
+
+
+def training_trajectories(wildcards):
+    """dataset → its trajectories file, for every training dataset of the entry."""
+    return {
+        dataset: f"results/training/{wildcards.training}/trajectories/{dataset}.jsonl"
+        for dataset in TRAINING[wildcards.training]["datasets"]
+    }
+
+
+def training_metrics(wildcards):
+    """dataset → its metric (name and options), which filtering scores answers with."""
+    metrics = {}
+    for dataset in TRAINING[wildcards.training]["datasets"]:
+        name = config["datasets"][dataset]["metric"]
+        metrics[dataset] = {"name": name, "options": config["metrics"][name]}
+    return metrics
 
 
 def training_model_dir(role):
@@ -59,9 +76,9 @@ rule synthesize_trajectories:
         elements=training_data("elements"),
         teacher=training_model_dir("teacher"),
     output:
-        "results/training/{training}/trajectories.jsonl",
+        "results/training/{training}/trajectories/{dataset}.jsonl",
     log:
-        "results/logs/training/{training}/synthesize.log",
+        "results/logs/training/{training}/synthesize/{dataset}.log",
     conda:
         "../envs/train.yaml"
     params:
@@ -75,7 +92,7 @@ rule synthesize_trajectories:
 rule filter_trajectories:
     """Quality control: every dropped trajectory or trace counted by reason."""
     input:
-        trajectories="results/training/{training}/trajectories.jsonl",
+        trajectories=lambda wildcards: list(training_trajectories(wildcards).values()),
         student=training_model_dir("student"),
     output:
         multi="results/training/{training}/filtered/multi.jsonl",
@@ -87,12 +104,8 @@ rule filter_trajectories:
         "../envs/train.yaml"
     params:
         student=training_model_config("student"),
-        metric=lambda wildcards: config["datasets"][TRAINING[wildcards.training]["dataset"]][
-            "metric"
-        ],
-        metric_options=lambda wildcards: config["metrics"][
-            config["datasets"][TRAINING[wildcards.training]["dataset"]]["metric"]
-        ],
+        datasets=lambda wildcards: list(training_trajectories(wildcards)),
+        metrics=training_metrics,
         settings=lambda wildcards: TRAINING[wildcards.training].get("filter", {}),
     script:
         "scripts/filter_trajectories.py"

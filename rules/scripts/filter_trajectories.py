@@ -7,10 +7,9 @@ from docqa.stages.training import filter_stage
 setup_job_logging(snakemake.log[0])
 inputs, params, output = snakemake.input, snakemake.params, snakemake.output
 filter_stage(
-    trajectories=Path(inputs.trajectories),
+    trajectories=dict(zip(params.datasets, map(Path, inputs.trajectories), strict=True)),
     student=ModelSpec(params.student, Path(inputs.student)),
-    metric=params.metric,
-    metric_options=params.metric_options,
+    metrics=params.metrics,
     settings=params.settings,
     multi_out=Path(output.multi),
     single_out=Path(output.single),

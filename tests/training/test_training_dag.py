@@ -57,7 +57,7 @@ def training_config(student: Path) -> dict:
     ]
     config["training"] = {
         "tiny": {
-            "dataset": "synthslides_train",
+            "datasets": ["synthslides_train"],
             "method": "docpilot",
             "teacher": "teacher",
             "student": "tiny",
@@ -88,7 +88,8 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_synthesis_filter_and_sft_data_are_written(trained: Path) -> None:
     root = trained / "results/training/tiny"
-    trajectories = [json.loads(line) for line in (root / "trajectories.jsonl").open()]
+    path = root / "trajectories/synthslides_train.jsonl"
+    trajectories = [json.loads(line) for line in path.open()]
     assert len(trajectories) == 4
     report = json.loads((root / "filtered/report.json").read_text())
     assert report["multi"]["kept"] + sum(report["multi"]["dropped"].values()) == 4

@@ -58,17 +58,17 @@ def student_of(spec: ModelSpec) -> Student:
 
 def filter_stage(
     *,
-    trajectories: Path,
+    trajectories: dict[str, Path],
     student: ModelSpec,
-    metric: str,
-    metric_options: dict[str, Any],
+    metrics: dict[str, dict[str, Any]],
     settings: dict[str, Any],
     multi_out: Path,
     single_out: Path,
     report_out: Path,
 ) -> dict[str, Any]:
-    """Filter with the dataset's metric and the student's token counts (the caps are in the
-    student's tokens: prompt and reply, images as their OCR text for a text model)."""
+    """Filter each dataset's trajectories with that dataset's metric (``metrics``: dataset →
+    ``{name, options}``) and the student's token counts (the caps are in the student's tokens:
+    prompt and reply, images as their OCR text for a text model)."""
     from transformers import AutoTokenizer
 
     from docqa.training.filtering import Checker, filter_trajectories
@@ -81,14 +81,20 @@ def filter_stage(
     def count(call: dict[str, Any]) -> int:
         return len(encoder.encode(example(call, "", "", 0)).input_ids)
 
-    checker = Checker(
-        metric,
-        metric_options,
-        count,
-        caps=settings.get("caps"),
-        min_score=settings.get("min_score", 1.0),
-    )
-    return filter_trajectories(trajectories, checker, multi_out, single_out, report_out)
+    checked = [
+        (
+            path,
+            Checker(
+                metrics[dataset]["name"],
+                metrics[dataset]["options"],
+                count,
+                caps=settings.get("caps"),
+                min_score=settings.get("min_score", 1.0),
+            ),
+        )
+        for dataset, path in trajectories.items()
+    ]
+    return filter_trajectories(checked, None, multi_out, single_out, report_out)
 
 
 def build_stage(single: Path, multi: Path, out_dir: Path) -> dict[str, int]:

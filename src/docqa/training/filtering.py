@@ -207,50 +207,60 @@ def missing_images(calls: list[dict[str, Any]]) -> list[str]:
 
 
 def filter_trajectories(
-    trajectories: Path, checker: Checker, multi_out: Path, single_out: Path, report_out: Path
+    trajectories: Path | list[tuple[Path, Checker]],
+    checker: Checker | None,
+    multi_out: Path,
+    single_out: Path,
+    report_out: Path,
 ) -> dict[str, Any]:
     """Write the kept trajectories (``multi_out``, whole rows) and the kept single-ability
     traces (``single_out``, one call per row with its question); the report counts every
-    drop by reason and lists each dropped item."""
+    drop by reason and lists each dropped item. ``trajectories`` is one file (checked by
+    ``checker``) or several, each with the checker of its dataset's metric."""
+    if isinstance(trajectories, Path):
+        if checker is None:
+            raise ValueError("filter_trajectories: one trajectories file needs its checker")
+        trajectories = [(trajectories, checker)]
     kept = {"multi": 0, "single": 0}
     reasons: dict[str, Counter[str]] = {"multi": Counter(), "single": Counter()}
     dropped: list[dict[str, str]] = []
     fatal = {"run_error", "malformed_step", "missing_image"}
     multi_out.parent.mkdir(parents=True, exist_ok=True)
     with multi_out.open("w") as multi, single_out.open("w") as single:
-        for row in read_jsonl(trajectories):
-            qid = row["question"]["question_id"]
-            reason = checker.trajectory(row)
-            if reason is None:
-                multi.write(json.dumps(row, ensure_ascii=False) + "\n")
-                kept["multi"] += 1
-            else:
-                reasons["multi"][reason] += 1
-                dropped.append({"question_id": qid, "kind": "multi", "reason": reason})
-            for index, call in enumerate(row["calls"]):
-                if call["role"] not in ABILITY_ROLES:
-                    continue
-                why = reason if reason in fatal else checker.ability(row, call)
-                if why is None and call["role"] == "focus_plan" and reason is not None:
-                    why = f"trajectory_{reason}"
-                if why is None:
-                    trace = {"question": row["question"], "call": call, "index": index}
-                    single.write(json.dumps(trace, ensure_ascii=False) + "\n")
-                    kept["single"] += 1
+        for path, check in trajectories:
+            for row in read_jsonl(path):
+                qid = row["question"]["question_id"]
+                reason = check.trajectory(row)
+                if reason is None:
+                    multi.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    kept["multi"] += 1
                 else:
-                    reasons["single"][why] += 1
-                    dropped.append(
-                        {
-                            "question_id": qid,
-                            "kind": f"single:{call['role']}:{index}",
-                            "reason": why,
-                        }
-                    )
+                    reasons["multi"][reason] += 1
+                    dropped.append({"question_id": qid, "kind": "multi", "reason": reason})
+                for index, call in enumerate(row["calls"]):
+                    if call["role"] not in ABILITY_ROLES:
+                        continue
+                    why = reason if reason in fatal else check.ability(row, call)
+                    if why is None and call["role"] == "focus_plan" and reason is not None:
+                        why = f"trajectory_{reason}"
+                    if why is None:
+                        trace = {"question": row["question"], "call": call, "index": index}
+                        single.write(json.dumps(trace, ensure_ascii=False) + "\n")
+                        kept["single"] += 1
+                    else:
+                        reasons["single"][why] += 1
+                        dropped.append(
+                            {
+                                "question_id": qid,
+                                "kind": f"single:{call['role']}:{index}",
+                                "reason": why,
+                            }
+                        )
     report = {
         stage: {"kept": kept[stage], "dropped": dict(sorted(reasons[stage].items()))}
         for stage in kept
     }
-    report["caps"] = checker.caps
+    report["caps"] = trajectories[0][1].caps if trajectories else {}
     report["dropped_items"] = dropped
     report_out.write_text(json.dumps(report, indent=2) + "\n")
     return report

@@ -161,6 +161,9 @@ def train_stage(
         "init_from": str(init_from) if init_from else None,
         "student": str(student.weights),
         "device": "cuda" if gpu else "cpu",
+        "seconds": result.metrics.get("train_runtime"),
+        "examples_per_second": result.metrics.get("train_samples_per_second"),
+        "peak_memory_mb": _peak_memory_mb(gpu),
     }
     (out / "train.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
@@ -232,6 +235,17 @@ def _load(
         )
         model = get_peft_model(model, lora)
     return model, encoder, tokenizer, vlm
+
+
+def _peak_memory_mb(gpu: bool) -> float:
+    """The most GPU memory allocated (on the CPU: the process's peak resident size)."""
+    import resource
+
+    import torch
+
+    if gpu:
+        return round(torch.cuda.max_memory_allocated() / 2**20, 1)
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def _last_checkpoint(folder: Path) -> Path | None:
