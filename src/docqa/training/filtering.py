@@ -256,7 +256,7 @@ def filter_trajectories(
                                 "reason": why,
                             }
                         )
-    report = {
+    report: dict[str, Any] = {
         stage: {"kept": kept[stage], "dropped": dict(sorted(reasons[stage].items()))}
         for stage in kept
     }

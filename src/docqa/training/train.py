@@ -144,7 +144,8 @@ def train_stage(
         log.info("resuming from %s", resume)
     result = trainer.train(resume_from_checkpoint=str(resume) if resume else None)
     final = out / ("model" if options.full_finetune else "adapter")
-    trainer.model.save_pretrained(final)
+    trained: Any = trainer.model
+    trained.save_pretrained(final)
     tokenizer.save_pretrained(final)
     losses = [
         {"step": entry["step"], "loss": entry["loss"]}
@@ -207,7 +208,7 @@ def _load(
 
         processor = AutoProcessor.from_pretrained(student.weights, local_files_only=True)
         tokenizer = processor.tokenizer
-        model = AutoModelForImageTextToText.from_pretrained(base, **load)
+        model: Any = AutoModelForImageTextToText.from_pretrained(base, **load)
         encoder: Any = VisionEncoder(processor, model_type, student.max_pixels)
     else:
         from transformers import AutoTokenizer
