@@ -174,5 +174,13 @@ class VisionEncoder:
             *self.processor.tokenizer(reply_of(row), add_special_tokens=False).input_ids,
             self.eos,
         ]
-        extra = {k: v for k, v in inputs.items() if k not in ("input_ids", "attention_mask")}
+        extra: dict[str, Any] = {}
+        for key, value in inputs.items():
+            if key in ("input_ids", "attention_mask"):
+                continue
+            if value.dim() == 2 and value.shape == inputs["input_ids"].shape:
+                # per-token (token_type_ids, mm_token_type_ids): the reply's tokens are text (0)
+                extra[key] = [*value[0].tolist(), *[0] * len(answer)]
+            else:
+                extra[key] = value  # image tensors (pixel_values, image_grid_thw…)
         return Encoded([*prompt, *answer], [IGNORE] * len(prompt) + answer, extra)

@@ -135,7 +135,9 @@ def train_stage(
     trainer = SFTTrainer(
         model=model,
         args=config,
-        train_dataset=dataset if not is_vlm else _IndexDataset(len(encoded)),
+        train_dataset=Dataset.from_dict({"index": list(range(len(encoded)))})
+        if is_vlm
+        else dataset,
         processing_class=tokenizer,
         data_collator=collator,
         callbacks=[_KillAfterSave()] if os.environ.get(KILL_ENV) else None,
@@ -270,19 +272,6 @@ def _KillAfterSave() -> Any:
     return _kill_callback_class()()
 
 
-class _IndexDataset:
-    """Example indices for the vision collator (the tensors stay in its list)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-
-    def __len__(self) -> int:
-        return self.size
-
-    def __getitem__(self, index: int) -> dict[str, int]:
-        return {"index": index}
-
-
 class _VisionCollator:
     """Right-pads ids and labels of a VLM batch; concatenates its image tensors."""
 
@@ -303,6 +292,10 @@ class _VisionCollator:
             "labels": torch.tensor(labels),
             "attention_mask": torch.tensor(mask),
         }
-        for key in items[0].extra:
-            out[key] = torch.cat([item.extra[key] for item in items])
+        for key, value in items[0].extra.items():
+            if isinstance(value, list):  # per-token ids: padded like input_ids
+                rows = [item.extra[key] + [0] * (width - len(item.extra[key])) for item in items]
+                out[key] = torch.tensor(rows)
+            else:
+                out[key] = torch.cat([item.extra[key] for item in items])
         return out
