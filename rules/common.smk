@@ -40,7 +40,7 @@ def model_source(wildcards):
 
 
 def model_prepare_inputs(wildcards):
-    """What a model entry needs that a rule makes: the training stage of its adapter
+    """What a model entry needs from other jobs: the training stage of its adapter
     (rules/training.smk) and a base under results/ (e.g. the prepared embedded model)."""
     entry = config["models"][wildcards.model]
     inputs = [entry["path"]] if str(entry.get("path", "")).startswith("results/") else []
@@ -211,3 +211,60 @@ def run_shard_provenance(wildcards):
 
 def run_questions(wildcards):
     return f"results/data/{wildcards.run.split('/')[0]}/questions.jsonl"
+
+
+# The training rules' helpers (rules/training.smk, docqa.training).
+from docqa.runtime.workflow import (
+    evaluation_runs,
+    stage_names,
+    stage_start,
+    training_entries,
+    training_outputs,
+)
+
+TRAINING = training_entries(config)
+
+
+def training_entry(wildcards):
+    return TRAINING[wildcards.training]
+
+
+def training_data(kind):
+    """A file of a training dataset, from the data, render and OCR stages."""
+
+    def files(wildcards):
+        dataset = wildcards.dataset
+        return {
+            "questions": f"results/data/{dataset}/questions.jsonl",
+            "documents": f"results/data/{dataset}/documents.jsonl",
+            "pages": f"results/pages/{dataset}/pages.jsonl",
+            "overviews": f"results/pages/{dataset}/overviews.jsonl",
+            "elements": f"results/ocr/{dataset}/elements.jsonl",
+        }[kind]
+
+    return files
+
+
+def training_trajectories(wildcards):
+    """dataset → its trajectories file, for every training dataset of the entry."""
+    return {
+        dataset: f"results/training/{wildcards.training}/trajectories/{dataset}.jsonl"
+        for dataset in TRAINING[wildcards.training]["datasets"]
+    }
+
+
+def training_metrics(wildcards):
+    """dataset → its metric (name and options), which filtering scores answers with."""
+    metrics = {}
+    for dataset in TRAINING[wildcards.training]["datasets"]:
+        name = config["datasets"][dataset]["metric"]
+        metrics[dataset] = {"name": name, "options": config["metrics"][name]}
+    return metrics
+
+
+def training_model_dir(role):
+    return lambda wildcards: f"results/models/{TRAINING[wildcards.training][role]}"
+
+
+def training_model_config(role):
+    return lambda wildcards: config["models"][TRAINING[wildcards.training][role]]

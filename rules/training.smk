@@ -3,62 +3,6 @@
 #   synthesize_trajectories -> filter_trajectories -> build_sft -> train (stage by stage)
 # A trained adapter becomes a model entry ({backend: transformers, path: ..., adapter: ...})
 # that the infer rule runs like any other model.
-from docqa.runtime.workflow import (
-    evaluation_runs,
-    stage_names,
-    stage_start,
-    training_entries,
-    training_outputs,
-)
-
-TRAINING = training_entries(config)
-
-
-def training_entry(wildcards):
-    return TRAINING[wildcards.training]
-
-
-def training_data(kind):
-    """A file of a training dataset, from the data, render and OCR stages."""
-
-    def files(wildcards):
-        dataset = wildcards.dataset
-        return {
-            "questions": f"results/data/{dataset}/questions.jsonl",
-            "documents": f"results/data/{dataset}/documents.jsonl",
-            "pages": f"results/pages/{dataset}/pages.jsonl",
-            "overviews": f"results/pages/{dataset}/overviews.jsonl",
-            "elements": f"results/ocr/{dataset}/elements.jsonl",
-        }[kind]
-
-    return files
-
-
-def training_trajectories(wildcards):
-    """dataset → its trajectories file, for every training dataset of the entry."""
-    return {
-        dataset: f"results/training/{wildcards.training}/trajectories/{dataset}.jsonl"
-        for dataset in TRAINING[wildcards.training]["datasets"]
-    }
-
-
-def training_metrics(wildcards):
-    """dataset → its metric (name and options), which filtering scores answers with."""
-    metrics = {}
-    for dataset in TRAINING[wildcards.training]["datasets"]:
-        name = config["datasets"][dataset]["metric"]
-        metrics[dataset] = {"name": name, "options": config["metrics"][name]}
-    return metrics
-
-
-def training_model_dir(role):
-    return lambda wildcards: f"results/models/{TRAINING[wildcards.training][role]}"
-
-
-def training_model_config(role):
-    return lambda wildcards: config["models"][TRAINING[wildcards.training][role]]
-
-
 # no training: section, no match (these rules then never run)
 wildcard_constraints:
     training="|".join(TRAINING) or "(?!)",
