@@ -199,3 +199,21 @@ def test_a_training_run_killed_mid_epoch_resumes_from_its_last_checkpoint(
     assert summary["resumed_from"] == "checkpoint-2"
     assert summary["steps"] == 4
     assert [row["step"] for row in summary["losses"]] == [1, 2, 3, 4]
+
+
+def test_full_fine_tuning_writes_weights_that_the_next_stage_starts_from(
+    world: dict, tmp_path: Path
+) -> None:
+    from docqa.training.train import Student, TrainOptions, train_stage
+
+    data = tmp_path / "multi.jsonl"
+    rows = [example(call, "q", "multi", i) for i, call in enumerate(world["row"]["calls"])]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows[:3]))
+    options = TrainOptions(max_steps=2, save_steps=100, learning_rate=0.01, full_finetune=True)
+    student = Student(world["student"])
+    train_stage(student, data, tmp_path / "stage1", options)
+    assert (tmp_path / "stage1/model/config.json").is_file()
+    assert not (tmp_path / "stage1/adapter").exists()
+    second = train_stage(student, data, tmp_path / "stage2", options, tmp_path / "stage1")
+    assert second["init_from"] == str(tmp_path / "stage1")
+    assert (tmp_path / "stage2/model/config.json").is_file()
