@@ -118,12 +118,19 @@ rule training_figures:
 
 
 rule training_action_figure:
+    """Calls per action per evaluated model (paper D.2), and each model's score against the
+    first (the untrained student) with the paired bootstrap."""
     input:
         runs=lambda wildcards: list(evaluation_runs(TRAINING[wildcards.training]).values()),
+        scores=lambda wildcards: [
+            path.replace("results/runs/", "results/scores/").replace("/predictions.jsonl", ".json")
+            for path in evaluation_runs(TRAINING[wildcards.training]).values()
+        ],
     output:
         png="results/training/{training}/actions.png",
         pdf="results/training/{training}/actions.pdf",
         table="results/training/{training}/actions.json",
+        comparison="results/training/{training}/comparison.json",
     log:
         "results/logs/training/{training}/actions.log",
     conda:

@@ -53,7 +53,7 @@ def training_config(student: Path) -> dict:
         "docpilot": {"type": "docpilot", "max_steps": 5, "crops_dir": "results/crops"}
     }
     config["experiments"] = [
-        {"datasets": ["synthslides"], "methods": ["docpilot"], "models": ["tiny-trained"]}
+        {"datasets": ["synthslides"], "methods": ["docpilot"], "models": ["tiny", "tiny-trained"]}
     ]
     config["training"] = {
         "tiny": {
@@ -69,7 +69,7 @@ def training_config(student: Path) -> dict:
             "evaluate": {
                 "dataset": "synthslides",
                 "method": "docpilot",
-                "models": ["tiny-trained"],
+                "models": ["tiny", "tiny-trained"],
             },
         }
     }
@@ -126,4 +126,9 @@ def test_the_adapter_runs_in_the_infer_stage_and_is_scored(trained: Path) -> Non
     )
     assert scores["summary"]["questions"] == 4
     table = json.loads((trained / "results/training/tiny/actions.json").read_text())
-    assert set(table) == {"tiny-trained"}
+    assert set(table) == {"tiny", "tiny-trained"}
+    comparison = json.loads((trained / "results/training/tiny/comparison.json").read_text())
+    assert comparison["baseline"] == "tiny"
+    test = comparison["models"]["tiny-trained"]
+    assert test["questions"] == 4
+    assert 0 < test["p_value"] <= 1
