@@ -28,9 +28,11 @@ include: "rules/knowledge.smk"
 include: "rules/infer.smk"
 include: "rules/score.smk"
 include: "rules/report.smk"
+include: "rules/training.smk"
 
 
 rule all:
     default_target: True
     input:
         report_outputs(),
+        training_outputs(config),

@@ -30,7 +30,7 @@ validate(config, "../config/config.schema.yaml")
 check_references(config)
 
 GRID = experiment_grid(config)
-PREPARE_KEYS = ("backend", "hf_id", "revision", "gguf", "path", "hf_cache")
+PREPARE_KEYS = ("backend", "hf_id", "revision", "gguf", "path", "hf_cache", "adapter")
 
 
 wildcard_constraints:
@@ -43,6 +43,17 @@ wildcard_constraints:
 def model_source(wildcards):
     entry = config["models"][wildcards.model]
     return {key: entry[key] for key in PREPARE_KEYS if key in entry}
+
+
+def model_prepare_inputs(wildcards):
+    """What a model entry needs from other jobs: the training stage of its adapter
+    (rules/training.smk) and a base under results/ (e.g. the prepared embedded model)."""
+    entry = config["models"][wildcards.model]
+    inputs = [entry["path"]] if str(entry.get("path", "")).startswith("results/") else []
+    adapter = str(entry.get("adapter", ""))
+    if adapter.startswith("results/training/"):
+        inputs.append(str(Path(adapter).parent / "train.json"))  # the train job's own output
+    return inputs
 
 
 def model_threads(wildcards):
@@ -210,3 +221,61 @@ def run_shard_provenance(wildcards):
 
 def run_questions(wildcards):
     return f"results/data/{wildcards.run.split('/')[0]}/questions.jsonl"
+
+
+# The training rules' helpers (rules/training.smk, docqa.training).
+from docqa.runtime.workflow import (
+    evaluation_runs,
+    evaluation_scores,
+    stage_names,
+    stage_start,
+    training_entries,
+    training_outputs,
+)
+
+TRAINING = training_entries(config)
+
+
+def training_entry(wildcards):
+    return TRAINING[wildcards.training]
+
+
+def training_data(kind):
+    """A file of a training dataset, from the data, render and text stages."""
+
+    def files(wildcards):
+        dataset = wildcards.dataset
+        return {
+            "questions": f"results/data/{dataset}/questions.jsonl",
+            "documents": f"results/data/{dataset}/documents.jsonl",
+            "pages": f"results/pages/{dataset}/pages.jsonl",
+            "overviews": f"results/pages/{dataset}/overviews.jsonl",
+            "elements": f"results/text/{dataset}/elements.jsonl",
+        }[kind]
+
+    return files
+
+
+def training_trajectories(wildcards):
+    """dataset → its trajectories file, for every training dataset of the entry."""
+    return {
+        dataset: f"results/training/{wildcards.training}/trajectories/{dataset}.jsonl"
+        for dataset in TRAINING[wildcards.training]["datasets"]
+    }
+
+
+def training_metrics(wildcards):
+    """dataset → its metric (name and options), which filtering scores answers with."""
+    metrics = {}
+    for dataset in TRAINING[wildcards.training]["datasets"]:
+        name = config["datasets"][dataset]["metric"]
+        metrics[dataset] = {"name": name, "options": config["metrics"][name]}
+    return metrics
+
+
+def training_model_dir(role):
+    return lambda wildcards: f"results/models/{TRAINING[wildcards.training][role]}"
+
+
+def training_model_config(role):
+    return lambda wildcards: config["models"][TRAINING[wildcards.training][role]]

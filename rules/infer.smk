@@ -1,6 +1,8 @@
 rule prepare_model:
     """Bring a model's weights into results/models/{model} once, so that inference never
     downloads or converts anything."""
+    input:
+        model_prepare_inputs,
     output:
         directory("results/models/{model}"),
     params:

@@ -25,6 +25,7 @@ BACKENDS: Registry[BackendFactory] = Registry(
         "transformers": "docqa.backends.transformers",
         "openai": "docqa.backends.openai",
         "vllm": "docqa.backends.vllm",
+        "gold_teacher": "docqa.training.gold_teacher",
     },
 )
 

@@ -144,6 +144,9 @@ def prepare_hub_model(name: str, model_cfg: dict[str, Any], out_dir: Path) -> No
             f"revision (a 40-character commit), or models.{name}.path (a local folder)"
         )
     config = json.loads((weights / "config.json").read_text())
+    adapter = _adapter_card(name, model_cfg)
+    if adapter:
+        identity["adapter_sha256"] = adapter["sha256"]
     card = {
         "name": name,
         "backend": model_cfg["backend"],
@@ -152,8 +155,20 @@ def prepare_hub_model(name: str, model_cfg: dict[str, Any], out_dir: Path) -> No
         "model_type": config.get("model_type"),
         "architectures": config.get("architectures"),
         "transformers": metadata.version("transformers"),
+        **({"adapter": adapter} if adapter else {}),
     }
     (out_dir / MODEL_CARD).write_text(json.dumps(card, indent=2) + "\n")
+
+
+def _adapter_card(name: str, model_cfg: dict[str, Any]) -> dict[str, str] | None:
+    """A trained adapter on the weights (``adapter:``, docqa.backends.adapters): its folder
+    and content hash, which the model's identity carries (a retrained adapter is a new model)."""
+    if "adapter" not in model_cfg:
+        return None
+    from docqa.backends.adapters import check_adapter
+
+    folder = check_adapter(name, Path(model_cfg["adapter"]).expanduser().resolve())
+    return {"path": str(folder), "sha256": folder_sha256(folder)}
 
 
 def prepare_hosted(name: str, model_cfg: dict[str, Any], out_dir: Path) -> None:
@@ -219,6 +234,8 @@ PREPARERS: dict[str, Preparer] = {
     "transformers": prepare_hub_model,
     "vllm": prepare_hub_model,
     "openai": prepare_hosted,
+    # the scripted teacher of trajectory synthesis (docqa.training.gold_teacher): no weights
+    "gold_teacher": prepare_hosted,
 }
 
 

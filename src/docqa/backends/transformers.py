@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from docqa.backends import BACKENDS
+from docqa.backends.adapters import apply_adapter, check_adapter
 from docqa.backends.base import Backend
 from docqa.backends.devices import device_map
 from docqa.backends.loading import load_errors
@@ -39,9 +40,16 @@ def create_transformers(model_cfg: dict[str, Any], model_dir: Path) -> Backend:
     settings = VLMSettings.from_config(model_cfg)
     check_precision(name, settings.precision)
     identity = {**card["identity"], **precision_identity(settings.precision)}
+    backend: TransformersVLM | TransformersLM
     if is_vlm(card["model_type"]):
-        return TransformersVLM(name, weights, identity, settings)
-    return _text_model(name, weights, identity, settings, model_cfg)
+        backend = TransformersVLM(name, weights, identity, settings)
+    else:
+        backend = _text_model(name, weights, identity, settings, model_cfg)
+    if "adapter" in card:  # a trained adapter (docqa.backends.adapters), merged when it can be
+        adapter = check_adapter(name, Path(card["adapter"]["path"]))
+        merge = settings.precision not in ("int8", "nf4")
+        backend.model = apply_adapter(backend.model, adapter, merge=merge)
+    return backend
 
 
 def _text_model(

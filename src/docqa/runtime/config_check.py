@@ -57,8 +57,40 @@ def check_references(config: dict[str, Any]) -> None:
         model = options.get("model")
         if model is not None and model not in config["models"]:
             errors.append(f"metrics.{name}.model: {model!r} is not defined under 'models:'")
+    errors += training_reference_errors(config)
     if errors:
         raise ConfigError("config error:\n  " + "\n  ".join(errors))
+
+
+def training_reference_errors(config: dict[str, Any]) -> list[str]:
+    """The names a ``training:`` entry uses that are not defined (docqa.training)."""
+    errors = []
+    for name, entry in (config.get("training") or {}).items():
+        used = [("datasets", dataset, "datasets") for dataset in entry["datasets"]]
+        used += [("method", entry["method"], "methods")]
+        used += [(role, entry[role], "models") for role in ("teacher", "student")]
+        evaluate = entry.get("evaluate") or {}
+        if evaluate:
+            used += [("evaluate.dataset", evaluate["dataset"], "datasets")]
+            used += [("evaluate.method", evaluate["method"], "methods")]
+            used += [("evaluate.models", model, "models") for model in evaluate["models"]]
+        for key, value, section in used:
+            if value not in config[section]:
+                errors.append(f"training.{name}.{key}: {value!r} is not defined under '{section}:'")
+        method = config["methods"].get(entry["method"], {})
+        if method and method.get("type") != "docpilot":
+            errors.append(
+                f"training.{name}.method: {entry['method']!r} is a {method.get('type')} method; "
+                "synthesis runs a docpilot method entry"
+            )
+        for stage, settings in entry["stages"].items():
+            start = settings.get("from")
+            if start is not None and start not in entry["stages"]:
+                errors.append(
+                    f"training.{name}.stages.{stage}.from: {start!r} is not a stage of "
+                    f"training.{name}"
+                )
+    return errors
 
 
 def experiment_grid(config: dict[str, Any]) -> list[tuple[str, str, str]]:

@@ -32,6 +32,14 @@ from docqa.runtime.config_check import (
 )
 from docqa.stages.data import download_job
 from docqa.stages.shards import shard_counts, shard_files, sharded_runs_pattern
+from docqa.training.plan import (
+    evaluation_runs,
+    evaluation_scores,
+    stage_names,
+    stage_start,
+    training_entries,
+    training_outputs,
+)
 
 #: a method option ending in this names another configured model for one of its roles
 #: (e.g. ``text_model: llama-3.1-8b``); the infer job loads it beside the run's model
@@ -85,6 +93,8 @@ __all__ = [
     "download_keys",
     "download_manifests",
     "download_spec",
+    "evaluation_runs",
+    "evaluation_scores",
     "experiment_grid",
     "fused_entries",
     "local_inputs",
@@ -97,7 +107,11 @@ __all__ = [
     "shard_counts",
     "shard_files",
     "sharded_runs_pattern",
+    "stage_names",
+    "stage_start",
     "top_k_series",
+    "training_entries",
+    "training_outputs",
     "wants_gpu",
 ]
 

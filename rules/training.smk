@@ -1,0 +1,138 @@
+# DocPilot's curriculum training (docqa.training, docs/training.md): its rules run only for a
+# `training:` section of the config; without one nothing asks for them and the DAG is unchanged.
+#   synthesize_trajectories -> filter_trajectories -> build_sft -> train (stage by stage)
+# A trained adapter becomes a model entry ({backend: transformers, path: ..., adapter: ...})
+# that the infer rule runs like any other model.
+# no training: section, no match (these rules then never run)
+wildcard_constraints:
+    training="|".join(TRAINING) or "(?!)",
+    stage="|".join(stage_names(config)) or "(?!)",
+
+
+rule synthesize_trajectories:
+    """The docpilot method run by the teacher (told each question's gold answer and
+    evidence pages) over the training questions; every call it answered is recorded."""
+    input:
+        questions=training_data("questions"),
+        documents=training_data("documents"),
+        pages=training_data("pages"),
+        overviews=training_data("overviews"),
+        elements=training_data("elements"),
+        teacher=training_model_dir("teacher"),
+    output:
+        "results/training/{training}/trajectories/{dataset}.jsonl",
+    log:
+        "results/logs/training/{training}/synthesize/{dataset}.log",
+    conda:
+        "../envs/train.yaml"
+    params:
+        method=lambda wildcards: config["methods"][TRAINING[wildcards.training]["method"]],
+        teacher=training_model_config("teacher"),
+        max_questions=lambda wildcards: TRAINING[wildcards.training].get("max_questions"),
+    script:
+        "scripts/synthesize_trajectories.py"
+
+
+rule filter_trajectories:
+    """Quality control: every dropped trajectory or trace counted by reason."""
+    input:
+        trajectories=lambda wildcards: list(training_trajectories(wildcards).values()),
+        student=training_model_dir("student"),
+    output:
+        multi="results/training/{training}/filtered/multi.jsonl",
+        single="results/training/{training}/filtered/single.jsonl",
+        report="results/training/{training}/filtered/report.json",
+    log:
+        "results/logs/training/{training}/filter.log",
+    conda:
+        "../envs/train.yaml"
+    params:
+        student=training_model_config("student"),
+        datasets=lambda wildcards: list(training_trajectories(wildcards)),
+        metrics=training_metrics,
+        settings=lambda wildcards: TRAINING[wildcards.training].get("filter", {}),
+    script:
+        "scripts/filter_trajectories.py"
+
+
+rule build_sft:
+    """Chat-format examples: stage 1's single-ability calls, stage 2's trajectories."""
+    input:
+        single="results/training/{training}/filtered/single.jsonl",
+        multi="results/training/{training}/filtered/multi.jsonl",
+    output:
+        single="results/training/{training}/sft/single.jsonl",
+        multi="results/training/{training}/sft/multi.jsonl",
+        counts="results/training/{training}/sft/counts.json",
+    log:
+        "results/logs/training/{training}/build_sft.log",
+    conda:
+        "../envs/train.yaml"
+    script:
+        "scripts/build_sft.py"
+
+
+rule train:
+    """One training stage (TRL SFT + PEFT LoRA); resumes from its last checkpoint."""
+    input:
+        data=lambda wildcards: f"results/training/{wildcards.training}/sft/"
+        f"{TRAINING[wildcards.training]['stages'][wildcards.stage]['data']}.jsonl",
+        start=lambda wildcards: stage_start(
+            TRAINING[wildcards.training], wildcards.training, wildcards.stage
+        ),
+        student=training_model_dir("student"),
+    output:
+        "results/training/{training}/{stage}/train.json",
+    log:
+        "results/logs/training/{training}/{stage}.log",
+    conda:
+        "../envs/train.yaml"
+    threads: workflow.cores
+    resources:
+        gpu=lambda wildcards: TRAINING[wildcards.training].get("gpus", 0),
+    params:
+        entry=training_entry,
+        student=training_model_config("student"),
+    script:
+        "scripts/train.py"
+
+
+rule training_figures:
+    """Loss curves of every stage; with evaluate:, calls per action per model (paper D.2)."""
+    input:
+        stages=lambda wildcards: [
+            f"results/training/{wildcards.training}/{stage}/train.json"
+            for stage in TRAINING[wildcards.training]["stages"]
+        ],
+    output:
+        png="results/training/{training}/loss.png",
+        pdf="results/training/{training}/loss.pdf",
+    log:
+        "results/logs/training/{training}/figures.log",
+    conda:
+        "../envs/cpu.yaml"
+    params:
+        stages=lambda wildcards: list(TRAINING[wildcards.training]["stages"]),
+    script:
+        "scripts/training_figures.py"
+
+
+rule training_action_figure:
+    """Calls per action per evaluated model (paper D.2), and each model's score against the
+    first (the untrained student) with the paired bootstrap."""
+    input:
+        runs=lambda wildcards: list(evaluation_runs(TRAINING[wildcards.training]).values()),
+        scores=lambda wildcards: evaluation_scores(TRAINING[wildcards.training]),
+    output:
+        png="results/training/{training}/actions.png",
+        pdf="results/training/{training}/actions.pdf",
+        table="results/training/{training}/actions.json",
+        comparison="results/training/{training}/comparison.json",
+    log:
+        "results/logs/training/{training}/actions.log",
+    conda:
+        "../envs/cpu.yaml"
+    params:
+        models=lambda wildcards: list(evaluation_runs(TRAINING[wildcards.training])),
+    script:
+        "scripts/training_actions.py"
