@@ -23,9 +23,10 @@ from docqa.runtime.workflow import (
     top_k_series,
 )
 
-
 # every entry's options against its registered type first: those messages name the entry and key
-check_options(config, yaml.safe_load((Path(workflow.basedir) / "config/config.schema.yaml").read_text()))
+check_options(
+    config, yaml.safe_load((Path(workflow.basedir) / "config/config.schema.yaml").read_text())
+)
 validate(config, "../config/config.schema.yaml")
 check_references(config)
 
@@ -73,7 +74,9 @@ def method_retrievers(wildcards):
 
 
 def method_indexes(wildcards):
-    return [f"results/index/{wildcards.dataset}/{name}/docs" for name in method_retrievers(wildcards)]
+    return [
+        f"results/index/{wildcards.dataset}/{name}/docs" for name in method_retrievers(wildcards)
+    ]
 
 
 def method_config(wildcards):
@@ -160,8 +163,14 @@ def failure_files():
 
 def report_outputs():
     figures = [f"results/figures/{name}.{ext}" for name in FIGURES for ext in ("png", "pdf")]
-    tables = [f"results/tables/{name}.{ext}" for name in ("results", "retrieval") for ext in ("csv", "md")]
-    paper = [f"results/tables/{name}.{ext}" for name in PAPER_TABLES for ext in ("csv", "md", "tex", "html")]
+    tables = [
+        f"results/tables/{name}.{ext}" for name in ("results", "retrieval") for ext in ("csv", "md")
+    ]
+    paper = [
+        f"results/tables/{name}.{ext}"
+        for name in PAPER_TABLES
+        for ext in ("csv", "md", "tex", "html")
+    ]
     return tables + paper + figures + trace_dirs()
 
 
@@ -171,20 +180,25 @@ def trace_dirs():
 
 def trace_links():
     """Links from results/report.html to each run's trace index, for the captions."""
-    return [{"label": f"{d} / {me} / {mo}", "href": f"traces/{d}/{me}/{mo}/index.html"}
-            for d, me, mo in GRID]
+    return [
+        {"label": f"{d} / {me} / {mo}", "href": f"traces/{d}/{me}/{mo}/index.html"}
+        for d, me, mo in GRID
+    ]
 
 
 def top_k_params():
-    return [{"type": kind, "model": model, "methods": {str(k): m for k, m in ks.items()}}
-            for (kind, model), ks in top_k_series(config, GRID).items()]
+    return [
+        {"type": kind, "model": model, "methods": {str(k): m for k, m in ks.items()}}
+        for (kind, model), ks in top_k_series(config, GRID).items()
+    ]
 
 
 def figure_outputs():
     outputs = {}
     for name in FIGURES:
-        outputs[f"{name}_png"] = report(f"results/figures/{name}.png",
-                                        caption=f"report/{name}.rst", category="Figures")
+        outputs[f"{name}_png"] = report(
+            f"results/figures/{name}.png", caption=f"report/{name}.rst", category="Figures"
+        )
         outputs[f"{name}_pdf"] = f"results/figures/{name}.pdf"
     return outputs
 
@@ -194,9 +208,12 @@ def paper_table_outputs():
     for name in PAPER_TABLES:
         for ext in ("csv", "md", "tex"):
             outputs[f"table_{name}_{ext}"] = f"results/tables/{name}.{ext}"
-        outputs[f"table_{name}_html"] = report(f"results/tables/{name}.html",
-                                               caption="report/paper_table.rst",
-                                               category="Paper tables", labels={"table": name})
+        outputs[f"table_{name}_html"] = report(
+            f"results/tables/{name}.html",
+            caption="report/paper_table.rst",
+            category="Paper tables",
+            labels={"table": name},
+        )
     return outputs
 
 

@@ -22,12 +22,12 @@ rule download_dataset:
     """Download a dataset's files at its pinned revision, verify them, write manifest.json."""
     output:
         manifest="results/downloads/{download}/manifest.json",
-    params:
-        spec=lambda wildcards: download_spec(config["datasets"], wildcards.download),
-    wildcard_constraints:
-        download="|".join(re.escape(key) for key in DOWNLOAD_KEYS) or "(?!)",
     log:
         "results/logs/downloads/{download}.log",
+    wildcard_constraints:
+        download="|".join(re.escape(key) for key in DOWNLOAD_KEYS) or "(?!)",
+    params:
+        spec=lambda wildcards: download_spec(config["datasets"], wildcards.download),
     run:
         download_job(wildcards.download, params.spec, output.manifest, log[0])
 
@@ -42,11 +42,11 @@ rule prepare_dataset:
         questions="results/data/{dataset}/questions.jsonl",
         documents="results/data/{dataset}/documents.jsonl",
         docs=directory("results/data/{dataset}/docs"),
-    params:
-        source=lambda wildcards: prepare_params(config["datasets"], wildcards.dataset),
     log:
         "results/logs/data/{dataset}.log",
     conda:
         "../envs/cpu.yaml"
+    params:
+        source=lambda wildcards: prepare_params(config["datasets"], wildcards.dataset),
     script:
         "scripts/prepare_dataset.py"

@@ -16,14 +16,14 @@ rule build_index:
     output:
         docs=directory("results/index/{dataset}/{retriever}/docs"),
         recall="results/index/{dataset}/{retriever}/recall.json",
-    params:
-        retriever=retriever_config,
-        fused=lambda w: fused_entries(config["retrievers"], w.retriever),
-    resources:
-        gpu=lambda w: int(wants_gpu(config["retrievers"][w.retriever])),
     log:
         "results/logs/index/{dataset}/{retriever}.log",
     conda:
         "../envs/retrieval.yaml"
+    resources:
+        gpu=lambda w: int(wants_gpu(config["retrievers"][w.retriever])),
+    params:
+        retriever=retriever_config,
+        fused=lambda w: fused_entries(config["retrievers"], w.retriever),
     script:
         "scripts/build_index.py"

@@ -5,12 +5,12 @@ rule prepare_model:
         model_prepare_inputs,
     output:
         directory("results/models/{model}"),
-    params:
-        source=model_source,
     log:
         "results/logs/models/{model}.log",
     conda:
         "../envs/infer.yaml"
+    params:
+        source=model_source,
     script:
         "scripts/prepare_model.py"
 
@@ -33,6 +33,14 @@ rule infer:
         predictions="results/runs/{dataset}/{method}/{model}/predictions.jsonl",
         timings="results/runs/{dataset}/{method}/{model}/predictions.timings.jsonl",
         provenance="results/runs/{dataset}/{method}/{model}/provenance.json",
+    log:
+        "results/logs/infer/{dataset}/{method}/{model}.log",
+    conda:
+        "../envs/infer.yaml"
+    threads: model_threads
+    resources:
+        # the job takes this many GPUs of its own (docqa.runtime.gpu_lock); --resources gpu=N caps the sum
+        gpu=model_gpus,
     params:
         method=method_config,
         retrievers=method_retrievers,
@@ -44,14 +52,6 @@ rule infer:
         # questions that may fail for an infrastructure reason (server, key, cache, memory)
         # before the job fails instead of recording them (docqa.backends.errors)
         max_infrastructure_errors=config.get("infer", {}).get("max_infrastructure_errors", 0),
-    threads: model_threads
-    resources:
-        # the job takes this many GPUs of its own (docqa.runtime.gpu_lock); --resources gpu=N caps the sum
-        gpu=model_gpus,
-    log:
-        "results/logs/infer/{dataset}/{method}/{model}.log",
-    conda:
-        "../envs/infer.yaml"
     script:
         "scripts/infer.py"
 
@@ -64,11 +64,11 @@ use rule infer as infer_shard with:
         predictions="results/runs/{dataset}/{method}/{model}/shards/{shard}-of-{shards}.jsonl",
         timings="results/runs/{dataset}/{method}/{model}/shards/{shard}-of-{shards}.timings.jsonl",
         provenance="results/runs/{dataset}/{method}/{model}/shards/{shard}-of-{shards}.provenance.json",
+    log:
+        "results/logs/infer/{dataset}/{method}/{model}/{shard}-of-{shards}.log",
     wildcard_constraints:
         shard=r"\d+",
         shards=r"\d+",
-    log:
-        "results/logs/infer/{dataset}/{method}/{model}/{shard}-of-{shards}.log",
 
 
 rule merge_shards:
@@ -81,10 +81,10 @@ rule merge_shards:
         predictions="results/runs/{run}/predictions.jsonl",
         timings="results/runs/{run}/predictions.timings.jsonl",
         provenance="results/runs/{run}/provenance.json",
-    wildcard_constraints:
-        run=sharded_runs_pattern(config),
     log:
         "results/logs/infer/{run}/merge_shards.log",
+    wildcard_constraints:
+        run=sharded_runs_pattern(config),
     conda:
         "../envs/cpu.yaml"
     script:

@@ -10,16 +10,16 @@ rule build_knowledge:
         model="results/models/{model}",
     output:
         directory("results/knowledge/{dataset}/{model}"),
-    params:
-        model=model_config,
-        knowledge=config.get("knowledge", {}),
-        cache=config["cache"],
-    threads: model_threads
-    resources:
-        gpu=model_gpus,
     log:
         "results/logs/knowledge/{dataset}/{model}.log",
     conda:
         "../envs/infer.yaml"
+    threads: model_threads
+    resources:
+        gpu=model_gpus,
+    params:
+        model=model_config,
+        knowledge=config.get("knowledge", {}),
+        cache=config["cache"],
     script:
         "scripts/build_knowledge.py"

@@ -8,11 +8,11 @@ rule render_pages:
         pages="results/pages/{dataset}/pages.jsonl",
         overviews="results/pages/{dataset}/overviews.jsonl",
         failures="results/pages/{dataset}/failures.jsonl",
-    params:
-        render=config["render"],
     log:
         "results/logs/render/{dataset}.log",
     conda:
         "../envs/cpu.yaml"
+    params:
+        render=config["render"],
     script:
         "scripts/render_pages.py"

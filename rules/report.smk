@@ -32,14 +32,18 @@ rule report:
         reported="config/reported_numbers.yaml",
         traces=trace_dirs(),
     output:
-        csv=report("results/tables/results.csv", caption="report/results.rst",
-                   category="Tables"),
-        markdown="results/tables/results.md",
-        retrieval_csv=report("results/tables/retrieval.csv", caption="report/retrieval.rst",
-                             category="Tables"),
-        retrieval_markdown="results/tables/retrieval.md",
         **paper_table_outputs(),
         **figure_outputs(),
+        csv=report("results/tables/results.csv", caption="report/results.rst", category="Tables"),
+        markdown="results/tables/results.md",
+        retrieval_csv=report(
+            "results/tables/retrieval.csv", caption="report/retrieval.rst", category="Tables"
+        ),
+        retrieval_markdown="results/tables/retrieval.md",
+    log:
+        "results/logs/report.log",
+    conda:
+        "../envs/cpu.yaml"
     params:
         tables=config.get("report", {}).get("tables", []),
         figures=config.get("report", {}).get("figures", {}),
@@ -48,9 +52,5 @@ rule report:
         # where each run's timings and provenance lie: results/runs, above {ds}/{method}/{model}
         runs_dir=lambda wildcards, input: runs_dir_of(input.timings),
         traces=trace_links(),
-    log:
-        "results/logs/report.log",
-    conda:
-        "../envs/cpu.yaml"
     script:
         "scripts/report.py"

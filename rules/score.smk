@@ -6,13 +6,13 @@ rule score:
         predictions="results/runs/{dataset}/{method}/{model}/predictions.jsonl",
     output:
         "results/scores/{dataset}/{method}/{model}.json",
-    params:
-        metric=dataset_metric,
-        metric_model=metric_model_config,
-        cache=config["cache"],
     log:
         "results/logs/score/{dataset}/{method}/{model}.log",
     conda:
         "../envs/cpu.yaml"
+    params:
+        metric=dataset_metric,
+        metric_model=metric_model_config,
+        cache=config["cache"],
     script:
         "scripts/score.py"

@@ -8,12 +8,12 @@ rule text_pages:
     output:
         elements="results/text/{dataset}/elements.jsonl",
         failures="results/text/{dataset}/failures.jsonl",
-    params:
-        text=lambda w: text_settings(w.dataset),
-    threads: workflow.cores
     log:
         "results/logs/text/{dataset}.log",
     conda:
         "../envs/cpu.yaml"
+    threads: workflow.cores
+    params:
+        text=lambda w: text_settings(w.dataset),
     script:
         "scripts/text_pages.py"
