@@ -27,7 +27,9 @@ HEADER = ["Setting", "Paper", "Where stated", "Check", "docqa", "Same?"]
 CHECK = re.compile(r"^`(?P<config>[\w.]+): (?P<kind>\w+) (?P<path>[^`]+)`$")
 KINDS = ("config", "method", "retriever", "model", "metric", "dataset")
 #: configs that are docqa's own studies, not a paper's experiment
-NOT_PAPERS = {"quantization.yaml"}
+# configs that are not a paper's comparison: the quantization study, and DocPilot's training
+# recipe (its settings against the paper's: docs/training.md)
+NOT_PAPERS = {"quantization.yaml", "docpilot_training.yaml", "docpilot_training_cpu.yaml"}
 
 
 def _cells(line: str) -> list[str]:

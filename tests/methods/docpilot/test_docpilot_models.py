@@ -32,7 +32,8 @@ def check_ran_to_the_end(prediction: Prediction, max_steps: int) -> None:
     summary = summary_of(prediction)
     steps = prediction.trace[:-1]
     assert len(steps) == summary["steps"]
-    assert 1 <= summary["steps"] <= max_steps
+    # at most max_steps executed actions and max_refused (by default max_steps) refused calls
+    assert 1 <= summary["steps"] <= 2 * max_steps
     assert all(step["output"] for step in steps)
     invalid = sum(step["action"] == "invalid" for step in steps)
     assert summary["failures"]["invalid_action"] >= invalid
