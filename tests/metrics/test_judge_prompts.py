@@ -11,6 +11,7 @@ from helpers.scripted_backend import ScriptedBackend
 from docqa.core.question import Question
 from docqa.metrics import METRICS
 from docqa.metrics.judge import (
+    CODE_PROMPT,
     PROMPT_FILES,
     judge_request,
     parse_verdict,
@@ -34,6 +35,19 @@ def finragbench_v_original(query_text: str, expected_answer: str, actual_answer:
         f"Is the model answer correct? You only need to output 'true' for correct or 'false' for incorrect. "  # noqa: E501
         f"If the model answer does not contain any information, it should be judged as 'false'."
     )
+
+
+# sha256 of aiming-lab/MDocAgent config/agent/base.yaml `eval_system_prompt` at df34e4c, the
+# YAML literal block's value (yaml.safe_load), before str.format fills it
+MDOCAGENT_CODE_SHA256 = "8324753c93210e182a10ef692f71bdfd75b2e2bb23afd61ed6d0c94efafb14f3"
+
+
+def test_mdocagent_code_prompt_is_the_original_value() -> None:
+    """mdocagent_main.yaml judges with prompt: code; docs/fidelity.md says it is byte for byte."""
+    assert hashlib.sha256(CODE_PROMPT.encode("utf-8")).hexdigest() == MDOCAGENT_CODE_SHA256
+    filled = judge_request("Q?", "A", "G", "code").messages[0].text
+    assert filled.startswith("Question: Q?\nPredicted Answer: A\nGround Truth Answer: G\n\n")
+    assert filled.endswith('e.g. {"binary_correctness": 1}\n')
 
 
 def test_docbench_prompt_is_the_original_file() -> None:
