@@ -66,6 +66,7 @@ METHOD_OPTIONS: dict[str, dict[str, str]] = {
         "max_new_tokens": "int>=1",
         "max_chars_per_page": "int>=1",
         "image_max_pixels": "any",
+        "prompts": "str",
     },
     "oracle_pages": {
         "max_chars_per_page": "int>=1",

@@ -24,6 +24,9 @@ docqa's retrievers rank whole pages and never repeat one, so the option changes 
 for a searcher that does), replies are parsed as strictly as the original does (``clue_parser``,
 ``answer_parser``: see :mod:`docqa.methods.mdocagent.parsing`), and an empty final answer stays
 empty (``empty_answer: keep``; ``agents`` takes the last non-empty agent answer instead).
+``prompts`` picks the agents' prompts: ``paper`` (the appendix's wording, the default) or
+``code`` (the released code's ``config/agent/*.yaml`` byte for byte, and its bare page-text
+parts in the general agent's text turn; see :mod:`docqa.methods.mdocagent.prompts`).
 ``ablation`` selects the paper's variants: ``without_text``, ``without_image`` (the original's
 MDAi/MDAt) and ``without_general_critical`` (MDAs, in which the text and image agents get the
 bare question).
@@ -46,6 +49,7 @@ from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.mdocagent import requests
 from docqa.methods.mdocagent.parsing import check_parser, parse_answer, parse_clues
+from docqa.methods.mdocagent.prompts import prompt_set
 
 #: the paper's ablations: which agents each variant leaves out
 ABLATIONS: dict[str, frozenset[str]] = {
@@ -78,6 +82,7 @@ class MDocAgent(Method):
         max_new_tokens: int = 256,
         max_chars_per_page: int = 100_000,
         image_max_pixels: int | None = None,
+        prompts: str = "paper",
     ) -> None:
         if ablation not in ABLATIONS:
             raise ValueError(f"mdocagent ablation {ablation!r} is not one of {tuple(ABLATIONS)}")
@@ -85,6 +90,8 @@ class MDocAgent(Method):
             raise ValueError(f"mdocagent empty_answer {empty_answer!r}: use one of {EMPTY_ANSWER}")
         if top_k < 1:
             raise ValueError(f"mdocagent top_k must be at least 1, got {top_k}")
+        self.prompts = prompts
+        self.wording = prompt_set(prompts)
         self.text_retriever = text_retriever
         self.image_retriever = image_retriever
         self.retrievers = tuple(dict.fromkeys((text_retriever, image_retriever)))
@@ -129,26 +136,28 @@ class MDocAgent(Method):
         answers: list[tuple[str, str]] = []
         text_question = image_question = question
         if "general" not in self.skipped:
-            asked = requests.general(question, texts, images, self.generation)
+            asked = requests.general(question, texts, images, self.generation, self.wording)
             seen = text_pages + image_pages
             general = await run.call("general", vlm, asked, seen)
             answers.append(("General", general))
-            critical = await run.call("critical", vlm, requests.critical(asked, general), seen)
+            critical = await run.call(
+                "critical", vlm, requests.critical(asked, general, self.wording), seen
+            )
             clues = parse_clues(critical, self.clue_parser)
             run.note(clues={"text": clues.text, "image": clues.image}, fallbacks=clues.fallbacks)
             text_question = requests.with_clue(question, clues.text)
             image_question = requests.with_clue(question, clues.image)
         if "text" not in self.skipped:
-            asked = requests.text(text_question, texts, self.generation)
+            asked = requests.text(text_question, texts, self.generation, self.wording)
             text_model = self._client(models, "text")
             answers.append(("Text", await run.call("text", text_model, asked, text_pages)))
         if "image" not in self.skipped:
-            asked = requests.image(image_question, images, self.generation)
+            asked = requests.image(image_question, images, self.generation, self.wording)
             answers.append(("Image", await run.call("image", vlm, asked, image_pages)))
 
         shown = question if self.summarizer_sees_question else None
         summary = await run.call(
-            "summarizer", vlm, requests.summary(answers, shown, self.generation), []
+            "summarizer", vlm, requests.summary(answers, shown, self.generation, self.wording), []
         )
         final = parse_answer(summary, self.answer_parser)
         run.note(fallbacks=final.fallbacks)

@@ -1,14 +1,31 @@
-"""MDocAgent's prompts, as the paper gives them (appendix "Prompt Settings").
+"""MDocAgent's prompts: the paper's (appendix "Prompt Settings") or the released code's.
 
-The wording is the paper's; the way the prompts are put together is the original code's:
-the general, text and image agents' prompts end with ``Question:`` and the question follows
-straight after; the text and image agents get the critical agent's clue appended to the question
-after :data:`CLUE_INTRO`; the summarizer gets its prompt followed by the agents' answers, each
-under an ``<Name> Agent:`` heading. The paper typesets the JSON examples with curly quotes; here
-they are straight quotes, so the example is the valid JSON the parser expects.
+``prompts: paper`` (the default) sends the constants below. Their wording is the paper's; the
+way the prompts are put together is the original code's: the general, text and image agents'
+prompts end with ``Question:`` and the question follows straight after; the text and image
+agents get the critical agent's clue appended to the question after :data:`CLUE_INTRO`; the
+summarizer gets its prompt followed by the agents' answers, each under an ``<Name> Agent:``
+heading. The paper typesets the JSON examples with curly quotes; here they are straight
+quotes, so the example is the valid JSON the parser expects.
+
+``prompts: code`` sends the released code's prompts instead (aiming-lab/MDocAgent df34e4c,
+``config/agent/*.yaml`` as Hydra loads them), stored byte for byte in
+``prompt_files/mdocagent_<agent>.txt``. They differ from the paper's paraphrase in wording (the
+general prompt's "using OCR" and closing sentence, the critical prompt's "2 keypoints", the text
+and image prompts' "Remeber you can only get the information from ..."), in layout (the general
+prompt ends with a line break after ``Question:``; the summarizer prompt has no final line
+break, so ``General Agent:`` follows on its line) and in one piece of assembly: the general
+agent's text turn sends each page text as a bare part (``page_text_end`` is empty), as
+``models/qwen.py`` builds its content list. The original never shows the summarizer the
+question; when docqa's ``summarizer_sees_question`` does under the code's prompts, a line break
+separates it from the prompt (which has none of its own).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 GENERAL = (
     "You are an advanced agent capable of analyzing both text and images. Your task is to use "
@@ -82,3 +99,38 @@ SUMMARIZER_QUESTION = "Question: {question}\n"
 
 #: the heading of each agent's answer in the summarizer's input
 ANSWER_HEADING = "{name} Agent:\n{answer}\n"
+
+
+#: the prompt styles of the ``prompts`` option
+STYLES = ("paper", "code")
+
+#: where the released code's prompt texts are stored (see ``SOURCES.md`` there)
+FILES = Path(__file__).resolve().parent.parent / "prompt_files"
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    """The five agents' prompts, and what ends each page text of the general agent's text
+    turn."""
+
+    general: str
+    critical: str
+    text: str
+    image: str
+    summarizer: str
+    page_text_end: str
+
+
+PAPER = PromptSet(GENERAL, CRITICAL, TEXT, IMAGE, SUMMARIZER, page_text_end="\n")
+
+
+@cache
+def prompt_set(style: str) -> PromptSet:
+    """The prompts of ``style`` (``paper`` or ``code``)."""
+    if style == "paper":
+        return PAPER
+    if style != "code":
+        raise ValueError(f"mdocagent prompts {style!r} is not one of {STYLES}")
+    agents = ("general", "critical", "text", "image", "summarizer")
+    texts = {a: (FILES / f"mdocagent_{a}.txt").read_bytes().decode("utf-8") for a in agents}
+    return PromptSet(**texts, page_text_end="")

@@ -12,9 +12,12 @@
   ``summarizer_sees_question``).
 
 Page texts are the pages' OCR text with line breaks made spaces, as the original flattens its
-PDF text; each text part ends with a line break so that a backend that joins parts does not run
-one page into the next. An image part carries its page's OCR text for text-only backends (a
-page without any gets :data:`NO_OCR_TEXT`, so a text-only model reads that instead of failing).
+PDF text; under the paper's prompts each text part of the general agent ends with a line break
+so that a backend that joins parts does not run one page into the next; under the code's
+(``prompts: code``) the parts are bare, as the original sends them. Every function takes the
+:class:`~docqa.methods.mdocagent.prompts.PromptSet` to send (the paper's by default). An image
+part carries its page's OCR text for text-only backends (a page without any gets
+:data:`NO_OCR_TEXT`, so a text-only model reads that instead of failing).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from collections.abc import Sequence
 
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.methods.mdocagent import prompts
+from docqa.methods.mdocagent.prompts import PAPER, PromptSet
 
 NO_OCR_TEXT = "(no text was found on this page)"
 
@@ -42,45 +46,61 @@ def with_clue(question: str, clue: str) -> str:
 
 
 def general(
-    question: str, texts: Sequence[str], images: Sequence[Part], generation: Generation
+    question: str,
+    texts: Sequence[str],
+    images: Sequence[Part],
+    generation: Generation,
+    wording: PromptSet = PAPER,
 ) -> ChatRequest:
-    ask = Part.of_text(prompts.GENERAL + question)
+    ask = Part.of_text(wording.general + question)
+    end = wording.page_text_end
     return ChatRequest(
         (
-            Message("user", (*(Part.of_text(text + "\n") for text in texts), ask)),
+            Message("user", (*(Part.of_text(text + end) for text in texts), ask)),
             Message("user", (*images, ask)),
         ),
         generation,
     )
 
 
-def critical(general_request: ChatRequest, general_reply: str) -> ChatRequest:
+def critical(
+    general_request: ChatRequest, general_reply: str, wording: PromptSet = PAPER
+) -> ChatRequest:
     return ChatRequest(
         (
             *general_request.messages,
             Message("assistant", (Part.of_text(general_reply),)),
-            Message.user(prompts.CRITICAL),
+            Message.user(wording.critical),
         ),
         general_request.generation,
     )
 
 
-def text(question: str, texts: Sequence[str], generation: Generation) -> ChatRequest:
+def text(
+    question: str, texts: Sequence[str], generation: Generation, wording: PromptSet = PAPER
+) -> ChatRequest:
     pages = "".join(text + "\n" for text in texts)
-    return ChatRequest.prompt(f"{pages}\n{prompts.TEXT}{question}", generation)
+    return ChatRequest.prompt(f"{pages}\n{wording.text}{question}", generation)
 
 
-def image(question: str, images: Sequence[Part], generation: Generation) -> ChatRequest:
+def image(
+    question: str, images: Sequence[Part], generation: Generation, wording: PromptSet = PAPER
+) -> ChatRequest:
     return ChatRequest(
-        (Message("user", (*images, Part.of_text(prompts.IMAGE + question))),), generation
+        (Message("user", (*images, Part.of_text(wording.image + question))),), generation
     )
 
 
 def summary(
-    answers: Sequence[tuple[str, str]], question: str | None, generation: Generation
+    answers: Sequence[tuple[str, str]],
+    question: str | None,
+    generation: Generation,
+    wording: PromptSet = PAPER,
 ) -> ChatRequest:
     """``answers`` are (agent name, answer) in the order the agents ran; ``question`` is shown
     only when given."""
     shown = prompts.SUMMARIZER_QUESTION.format(question=question) if question is not None else ""
+    if shown and not wording.summarizer.endswith("\n"):
+        shown = "\n" + shown  # the code's prompt ends without a line break
     listed = "".join(prompts.ANSWER_HEADING.format(name=n, answer=a) for n, a in answers)
-    return ChatRequest.prompt(prompts.SUMMARIZER + shown + listed, generation)
+    return ChatRequest.prompt(wording.summarizer + shown + listed, generation)
