@@ -9,6 +9,8 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
+from docqa.stages.infer import ModelSpec, run_inference
+
 SLIDES = [
     ["Acme Corp", "Annual review 2021"],
     ["Revenue by year", "2020: 42 million", "2021: 50 million"],
@@ -59,3 +61,23 @@ def dataset(folder: Path) -> dict[str, Path]:
             folder / "elements.jsonl", [{"doc_id": "deck", "elements": elements}]
         ),
     }
+
+
+def infer(
+    files: dict[str, Path], model: ModelSpec, out: Path, concurrency: int = 4, **options: Any
+) -> list[dict[str, Any]]:
+    """The infer stage with oracle_pages on ``model`` over the deck; its predictions."""
+    run_inference(
+        **files,
+        index_dirs={},
+        failures=out.parent / "failures.jsonl",
+        method_config={"type": "oracle_pages", "max_new_tokens": 8},
+        retriever_configs={},
+        model=model,
+        role_models={},
+        cache=out.parent / "responses.sqlite",
+        out=out,
+        concurrency=concurrency,
+        **options,
+    )
+    return [json.loads(line) for line in out.read_text().splitlines()]

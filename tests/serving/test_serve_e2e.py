@@ -5,34 +5,15 @@ Gemma 3 270M (slow: it is prepared first, about two minutes)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from helpers.served_deck import QUESTIONS, dataset
+from helpers.served_deck import QUESTIONS, dataset, infer
 from helpers.serving import docqa_serve, get
 from helpers.tiny_models import tiny_embedded
 
 from docqa.backends.preparation import prepare_model
-from docqa.stages.infer import ModelSpec, run_inference
-
-
-def infer(files: dict[str, Path], model: ModelSpec, out: Path) -> list[dict[str, Any]]:
-    """The infer stage with oracle_pages on ``model``; its predictions."""
-    run_inference(
-        **files,
-        index_dirs={},
-        failures=out.parent / "failures.jsonl",
-        method_config={"type": "oracle_pages", "max_new_tokens": 8},
-        retriever_configs={},
-        model=model,
-        role_models={},
-        cache=out.parent / "responses.sqlite",
-        out=out,
-        concurrency=4,
-    )
-    return [json.loads(line) for line in out.read_text().splitlines()]
+from docqa.stages.infer import ModelSpec
 
 
 def check_served_flow(name: str, model_dir: Path, tmp_path: Path) -> None:
@@ -41,7 +22,14 @@ def check_served_flow(name: str, model_dir: Path, tmp_path: Path) -> None:
     direct = infer(files, ModelSpec(entry, model_dir), tmp_path / "direct" / "predictions.jsonl")
 
     with docqa_serve(name, entry, model_dir, tmp_path) as (base_url, log):
-        served_entry = {"backend": "openai", "base_url": base_url, "model": name, "vision": False}
+        # the entry docqa serve announces for a base model: few-shot prompts, as directly
+        served_entry = {
+            "backend": "openai",
+            "base_url": base_url,
+            "model": name,
+            "vision": False,
+            "prompt_format": "raw",
+        }
         served_dir = tmp_path / "served-model"
         prepare_model(f"{name}-served", served_entry, served_dir)
         served_out = tmp_path / "served" / "predictions.jsonl"
@@ -50,6 +38,7 @@ def check_served_flow(name: str, model_dir: Path, tmp_path: Path) -> None:
 
     announced = log.read_text()
     assert f"serving {name} at {base_url}" in announced
+    assert "prompt_format: raw" in announced
     assert "vision: false" in announced
     assert health["requests"] == len(QUESTIONS)
     assert health["failed"] == 0

@@ -20,7 +20,7 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from helpers.served_deck import QUESTIONS, dataset, write_jsonl
+from helpers.served_deck import QUESTIONS, dataset, infer, write_jsonl
 from helpers.serving import ENTRY, free_port, get, served
 from helpers.tiny_models import tiny_embedded
 
@@ -34,23 +34,6 @@ from docqa.stages.infer import InfrastructureFailure, ModelSpec, run_inference
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tiny_embedded(tmp_path_factory.mktemp("tiny"))
-
-
-def infer(files: dict[str, Path], model: ModelSpec, out: Path, **options: Any) -> list[dict]:
-    run_inference(
-        **files,
-        index_dirs={},
-        failures=out.parent / "failures.jsonl",
-        method_config={"type": "oracle_pages", "max_new_tokens": 8},
-        retriever_configs={},
-        model=model,
-        role_models={},
-        cache=out.parent / "responses.sqlite",
-        out=out,
-        concurrency=len(QUESTIONS),
-        **options,
-    )
-    return [json.loads(line) for line in out.read_text().splitlines()]
 
 
 def served_model(folder: Path, port: int) -> ModelSpec:

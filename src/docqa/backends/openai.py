@@ -71,6 +71,9 @@ class HTTPSettings:
     max_backoff_s: float = 60.0
     seed: int | None = None
     reasoning_tokens: int = 0
+    #: how the served model reads prompts, where the server says so (``docqa serve`` of a base
+    #: model: ``raw``): the methods then send it few-shot prompts, as they would directly
+    prompt_format: str | None = None
 
     @classmethod
     def from_config(cls, model_cfg: dict[str, Any]) -> HTTPSettings:
@@ -109,6 +112,8 @@ class OpenAICompatible(Backend):
         }
         if settings.reasoning_tokens:  # older cache keys stay valid without it
             self._identity["reasoning_tokens"] = settings.reasoning_tokens
+        if settings.prompt_format:
+            self._identity["prompt_format"] = settings.prompt_format
 
     @property
     def identity(self) -> dict[str, Any]:

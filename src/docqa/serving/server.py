@@ -85,6 +85,12 @@ class ModelServer(ThreadingHTTPServer):
             "revision": self.revision,
             "vision": not self.text_only,
             "concurrency": 2 * self.backend.max_batch_size,
+            # a base model reads raw prompts: the client's methods then write few-shot ones
+            **(
+                {"prompt_format": "raw"}
+                if self.backend.identity.get("prompt_format") == "raw"
+                else {}
+            ),
         }
 
     def close(self) -> None:
