@@ -125,14 +125,14 @@ def test_ask_answers_then_answers_again_from_the_cache(finished_run: Path) -> No
     assert second.returncode == 0, second.stderr[-3000:]
     assert "render: cached" in second.stderr
     assert "render: running" not in second.stderr
-    assert "ocr: cached" in second.stderr
+    assert "text: cached" in second.stderr
     assert [image.stat().st_mtime_ns for image in images] == rendered_at
     lines = second.stdout.splitlines()
     assert lines[0].strip()
     assert "pages used:" in second.stdout
     assert "trace:" in second.stdout
     stages = json.loads((cache / "stages.json").read_text())
-    assert set(stages) == {"render", "ocr", "index/bm25"}
+    assert set(stages) == {"render", "text", "index/bm25"}
 
 
 def test_ask_refuses_broken_files_in_one_line(finished_run: Path, tmp_path: Path) -> None:

@@ -11,7 +11,9 @@ setup_job_logging(snakemake.log[0])
 params = snakemake.params
 wildcards = snakemake.wildcards
 # rule infer_shard answers one block of the questions; rule infer all of them
-shard = Shard(int(wildcards.shard), int(wildcards.shards)) if "shard" in wildcards else Shard()
+# wildcards is a Namedlist: `in` looks at its values, so ask its keys
+sharded = "shard" in wildcards.keys()  # noqa: SIM118
+shard = Shard(int(wildcards.shard), int(wildcards.shards)) if sharded else Shard()
 # --cores may exceed the machine's cores; torch threads beyond them only contend
 threads = {"threads": min(snakemake.threads, os.cpu_count() or 1)}
 predictions = Path(snakemake.output.predictions)

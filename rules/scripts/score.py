@@ -9,7 +9,7 @@ wildcards = snakemake.wildcards
 metric = snakemake.params.metric
 # a judge or answer-extraction model, when the metric's options name one
 backend = None
-if "metric_model" in snakemake.input:
+if "metric_model" in snakemake.input.keys():  # noqa: SIM118 - a Namedlist: `in` looks at values
     backend = create_backend(snakemake.params.metric_model, Path(snakemake.input.metric_model))
 try:
     scores = score_run(
