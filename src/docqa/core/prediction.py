@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from docqa.core.jsonl import read_jsonl, write_jsonl
+from docqa.core.question import PageRef
 from docqa.core.records import Record
 
 
@@ -50,7 +51,9 @@ class Usage(Record):
 @dataclass(frozen=True)
 class Prediction(Record):
     """``pages`` are the 0-based pages the method looked at; ``error`` is set when the question
-    could not be answered (the answer is then empty and scores as wrong)."""
+    could not be answered (the answer is then empty and scores as wrong). For a question over
+    several documents the pages are named by their document in ``page_refs`` ((document,
+    0-based page) pairs) and ``pages`` is empty; :meth:`locations` reads both alike."""
 
     question_id: str
     answer: str
@@ -65,6 +68,24 @@ class Prediction(Record):
     #: pages the method left out because the document has more than its page cap (the
     #: ``vanilla`` method's ``max_pages``); 0 when it saw every page it meant to
     pages_truncated: int = 0
+    page_refs: list[PageRef] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        refs = [(str(doc), int(page)) for doc, page in self.page_refs]  # JSON gives lists
+        object.__setattr__(self, "page_refs", refs)
+
+    def locations(self, doc_id: str) -> list[PageRef]:
+        """The pages used as (document, page) pairs, in order; ``doc_id`` is the question's
+        document, which a one-document prediction's ``pages`` belong to."""
+        return list(self.page_refs) or [(doc_id, page) for page in self.pages]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row; without ``page_refs`` when there are none (a one-document question), so
+        that such rows read as they did before."""
+        row = super().to_dict()
+        if not self.page_refs:
+            del row["page_refs"]
+        return row
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Prediction:
