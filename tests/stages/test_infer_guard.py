@@ -10,11 +10,12 @@ from pathlib import Path
 from helpers.scripted_backend import ScriptedBackend
 
 from docqa.backends.client import ModelClient
+from docqa.core.document import Document
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.runtime.checkpoint import Checkpoint
-from docqa.stages.infer import _answer_all
+from docqa.stages.infer import QuestionEnv, _answer_all
 
 
 class Answers(Method):
@@ -31,18 +32,11 @@ class Answers(Method):
         return Prediction(qid, "fine")
 
 
-class Env:
-    """A document the method does not look at; its page window is itself."""
-
-    def within(self, window: list[int]) -> Env:
-        return self
-
-
 class Store:
-    """Every document is readable."""
+    """Every document is readable (an environment the method does not look at)."""
 
-    def env(self, doc_id: str, needed: tuple[str, ...]) -> Env:
-        return Env()
+    def question_env(self, question: Question, needed: tuple[str, ...]) -> QuestionEnv:
+        return QuestionEnv(DocumentEnv(Document(question.doc_id, ""), [], []), [])
 
 
 def question(qid: str) -> Question:

@@ -141,4 +141,9 @@ def documents_fields(doc_ids: list[str], evidence: list[PageRef]) -> dict[str, A
         pages = sorted({page for doc, page in evidence if doc == documents[0]})
         return {"doc_id": documents[0], "doc_ids": [], "evidence_pages": pages, "evidence_refs": []}
     refs = sorted(dict.fromkeys(evidence), key=lambda ref: (documents.index(ref[0]), ref[1]))
-    return {"doc_id": documents[0], "doc_ids": documents, "evidence_pages": [], "evidence_refs": refs}
+    return {
+        "doc_id": documents[0],
+        "doc_ids": documents,
+        "evidence_pages": [],
+        "evidence_refs": refs,
+    }

@@ -14,12 +14,33 @@ from docqa.core.question import Question
 from docqa.retrievers import PageSearcher
 
 
+@dataclass(frozen=True)
+class Member:
+    """One document of a set, as its environment holds it: its pages are the set's
+    ``start`` … ``start + pages - 1``, and prompts call it ``label`` (``D1``, ``D2``, ...)."""
+
+    document: Document
+    start: int
+    pages: int
+    label: str
+
+
 @dataclass
 class DocumentEnv:
     """One document as methods see it: its pages, their OCR text and elements (words, lines and
     blocks with boxes, in reading order), its retriever indexes, and its numbered overview grids
     (rows ``{"doc_id", "image", "pages"}`` of the render stage's overviews.jsonl, ``pages``
-    0-based, in document order)."""
+    0-based, in document order).
+
+    A set of documents (a question over several, :func:`docqa.methods.document_set.env_over`)
+    is one environment too: its pages are numbered end to end in document order, and every list
+    here (pages, texts, elements' ``page``, overview ``pages``, retriever rankings) uses those
+    numbers; ``members`` says which document each range is. A method addresses pages by these
+    numbers, names them to a model with :meth:`page_label` (``D2:3``: page 3 of the second
+    document; the bare page number for one document) and reads a model's page references with
+    :meth:`read_page_labels`; :meth:`locate` gives a page's (document, page) for traces and
+    predictions. ``Page.index`` and ``Page.doc_id`` stay the page's own.
+    """
 
     document: Document
     pages: list[Page]
@@ -30,6 +51,55 @@ class DocumentEnv:
     #: the 0-based pages the current question may read (its dataset's page window), in order;
     #: empty: every page. Set by :meth:`within`; page indices stay the document's own.
     window: list[int] = field(default_factory=list)
+    #: the documents of a set, in order; empty for one document
+    members: list[Member] = field(default_factory=list)
+
+    @property
+    def is_set(self) -> bool:
+        """Whether this environment holds several documents."""
+        return bool(self.members)
+
+    def member(self, page: int) -> Member:
+        """The document of a set that page ``page`` belongs to."""
+        if not 0 <= page < len(self.pages):
+            raise IndexError(f"page {page} is outside the {len(self.pages)} pages")
+        for member in reversed(self.members):
+            if page >= member.start:
+                return member
+        raise ValueError("member() is for a set of documents")
+
+    def locate(self, page: int) -> tuple[str, int]:
+        """Page ``page`` as (document, that document's 0-based page)."""
+        record = self.pages[page]
+        return record.doc_id, record.index
+
+    def source(self, page: int) -> tuple[Document, int]:
+        """The document page ``page`` comes from, and its 0-based page there."""
+        if not self.members:
+            return self.document, page
+        member = self.member(page)
+        return member.document, page - member.start
+
+    def pages_of(self, refs: list[tuple[str, int]]) -> list[int]:
+        """The page numbers of (document, 0-based page) pairs, in order, each once; pairs this
+        environment does not hold (another document, past the end) are left out."""
+        numbers = {self.locate(page): page for page in range(len(self.pages))}
+        return list(dict.fromkeys(numbers[ref] for ref in refs if ref in numbers))
+
+    def page_label(self, page: int) -> str:
+        """How prompts name page ``page``: ``3`` for one document, ``D2:3`` in a set."""
+        if not self.members:
+            return str(page + 1)
+        member = self.member(page)
+        return f"{member.label}:{page - member.start + 1}"
+
+    def read_page_labels(self, text: str) -> list[int]:
+        """The pages a model names in ``text``, in order, each once: page numbers (``2, 5``,
+        ``p. 2``, ``3-5``) for one document, ``D2:3`` (also ``D2 p. 3``, ``D2:3-5``) in a
+        set; pages that do not exist are left out."""
+        from docqa.methods.page_labels import read_labels
+
+        return read_labels(text, self)
 
     def within(self, window: list[int]) -> DocumentEnv:
         """This document restricted to ``window`` (a question's ``page_window``): every

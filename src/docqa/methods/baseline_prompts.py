@@ -103,9 +103,9 @@ def image_request(
 
 
 def text_request(
-    style: str, question: str, pages: list[tuple[int, str]], gen: Generation
+    style: str, question: str, pages: list[tuple[str, str]], gen: Generation
 ) -> ChatRequest:
-    """A question about page texts ``(0-based page, text)`` in a concrete ``style``."""
+    """A question about page texts ``(page label, text)`` in a concrete ``style``."""
     if style == "fewshot":
         return ChatRequest.prompt(reading_prompt(pages, question), gen)
     if style == "chat":

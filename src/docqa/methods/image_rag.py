@@ -29,7 +29,7 @@ class ImageRAG(TopKMethod):
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         ranked, retrieve = self.retrieve(question, env)
         shown = [
-            (f"### Page {page + 1}", page_part(env, page, self.max_chars_per_page))
+            (f"### Page {env.page_label(page)}", page_part(env, page, self.max_chars_per_page))
             for page in ranked
         ]
         answer, usage, output, read = await ask(

@@ -29,7 +29,7 @@ class OraclePages(Method):
         self.temperature = temperature
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
-        pages = sorted(p for p in set(question.evidence_pages) if p < len(env.pages))
+        pages = sorted(env.pages_of(question.evidence))
         answer, step, usage = await read_pages(
             question.question,
             env,

@@ -16,17 +16,17 @@ INSTRUCTION = (
 
 FEW_SHOT = (
     (
-        ((3, "Quarterly Sales 2021\nQ1 120\nQ2 135\nQ3 128\nQ4 150"),),
+        (("4", "Quarterly Sales 2021\nQ1 120\nQ2 135\nQ3 128\nQ4 150"),),
         "What were the Q2 sales in 2021?",
         "135",
     ),
     (
-        ((1, "Project Milestones\n2019 Prototype built\n2020 Field trials\n2022 Launch"),),
+        (("2", "Project Milestones\n2019 Prototype built\n2020 Field trials\n2022 Launch"),),
         "In which year was the launch?",
         "2022",
     ),
     (
-        ((5, "Team Structure\nEngineering 42 people\nDesign 9 people"),),
+        (("6", "Team Structure\nEngineering 42 people\nDesign 9 people"),),
         "Who is the chief financial officer?",
         "Not answerable",
     ),
@@ -35,11 +35,12 @@ FEW_SHOT = (
 STOP = ("\n",)
 
 
-def format_pages(pages: tuple[tuple[int, str], ...] | list[tuple[int, str]]) -> str:
-    """Pages as ``### Page N`` sections, N 1-based as a reader counts them."""
+def format_pages(pages: tuple[tuple[str, str], ...] | list[tuple[str, str]]) -> str:
+    """Pages ``(label, text)`` as ``### Page <label>`` sections; the label is the page as the
+    environment names it (``DocumentEnv.page_label``: 1-based, ``D2:3`` in a set)."""
     if not pages:
         return "(no pages)\n"
-    return "".join(f"### Page {index + 1}\n{text.strip()}\n" for index, text in pages)
+    return "".join(f"### Page {label}\n{text.strip()}\n" for label, text in pages)
 
 
 def reading_preamble() -> str:
@@ -51,5 +52,5 @@ def reading_preamble() -> str:
     return INSTRUCTION + examples
 
 
-def reading_prompt(pages: list[tuple[int, str]], question: str) -> str:
+def reading_prompt(pages: list[tuple[str, str]], question: str) -> str:
     return f"{reading_preamble()}{format_pages(pages)}Q: {question.strip()}\nA:"

@@ -22,7 +22,7 @@ async def read_pages(
 ) -> tuple[str, dict[str, Any], Usage]:
     """Answer ``question`` from the OCR text of ``pages`` (0-based, in the given order), in the
     prompt style ``prompt`` (:mod:`docqa.methods.baseline_prompts`)."""
-    texts = [(page, env.page_texts[page][:max_chars_per_page]) for page in pages]
+    texts = [(env.page_label(page), env.page_texts[page][:max_chars_per_page]) for page in pages]
     style = resolve_style(prompt, client)
     gen = generation(style, max_new_tokens, temperature, None)
     request = text_request(style, question, texts, gen)

@@ -157,7 +157,7 @@ class Vanilla(Method):
             ]
         )
         budget = self.max_pixels // len(runs) if self.max_pixels and runs else None
-        shown = [(self._heading(run), self._part(env, run, budget)) for run in runs]
+        shown = [(self._heading(env, run), self._part(env, run, budget)) for run in runs]
         answer, usage, output, settings = await ask(
             models.main,
             question.question,
@@ -181,8 +181,8 @@ class Vanilla(Method):
         )
 
     @staticmethod
-    def _heading(run: Sequence[int]) -> str:
-        first, last = run[0] + 1, run[-1] + 1
+    def _heading(env: DocumentEnv, run: Sequence[int]) -> str:
+        first, last = env.page_label(run[0]), env.page_label(run[-1])
         return f"### Page {first}" if first == last else f"### Pages {first}-{last}"
 
     def _part(self, env: DocumentEnv, run: Sequence[int], budget: int | None) -> Part:
@@ -194,7 +194,7 @@ class Vanilla(Method):
             if budget is None or page.width * page.height <= budget:
                 return page_part(env, run[0], self.max_chars_per_page)
             return page_part(env, run[0], self.max_chars_per_page, self._image(pages, 1, budget))
-        texts = [(i, page_text(env, i, self.max_chars_per_page)) for i in run]
+        texts = [(env.page_label(i), page_text(env, i, self.max_chars_per_page)) for i in run]
         return Part.of_image(
             str(self._image(pages, self.grid_columns, budget)), format_pages(texts)
         )

@@ -22,6 +22,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from docqa.retrievers import RETRIEVERS, IndexedPage, PageSearcher, create_retriever
 from docqa.retrievers.manifest import read_manifest, write_manifest
 from docqa.retrievers.ranking import RRF_K, rrf_scores, top_pages
@@ -122,8 +124,12 @@ class FusedSearcher:
         self.rrf_k = rrf_k
         self.pages = pages
 
+    def page_scores(self, query: str) -> np.ndarray:
+        """Every page's reciprocal-rank-fusion score over the component rankings."""
+        rankings = [searcher.search(query, self.pages) for searcher in self.searchers]
+        return rrf_scores(rankings, self.pages, self.rrf_k)
+
     def search(self, query: str, k: int) -> list[int]:
         if k <= 0:
             return []
-        rankings = [searcher.search(query, self.pages) for searcher in self.searchers]
-        return top_pages(rrf_scores(rankings, self.pages, self.rrf_k), k)
+        return top_pages(self.page_scores(query), k)

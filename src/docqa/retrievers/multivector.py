@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from docqa.retrievers.ranking import top_pages
 
 if TYPE_CHECKING:
@@ -114,12 +116,15 @@ class MaxSimSearcher:
         self.encode_query = encode_query
         self.pages = vectors.pages
 
+    def page_scores(self, query: str) -> np.ndarray:
+        """Every page's MaxSim score (``-inf`` for a page without vectors)."""
+        with one_cpu_thread():
+            return self.vectors.maxsim(self.encode_query(query)).numpy()
+
     def search(self, query: str, k: int) -> list[int]:
         if k <= 0:
             return []
-        with one_cpu_thread():
-            scores = self.vectors.maxsim(self.encode_query(query))
-        return top_pages(scores.numpy(), k)
+        return top_pages(self.page_scores(query), k)
 
 
 class BestPassageSearcher:
@@ -139,31 +144,40 @@ class BestPassageSearcher:
         self.pages = pages
         self.encode_query = encode_query
 
-    def page_scores(self, query: str) -> torch.Tensor:
+    def page_scores(self, query: str) -> np.ndarray:
+        """Every page's score: the MaxSim of its best passage, ``-inf`` without passages."""
         import torch
 
         scores = torch.full((self.pages,), float("-inf"))
         if not self.passage_pages:
-            return scores
+            return scores.numpy()
         with one_cpu_thread():
             passage_scores = self.vectors.maxsim(self.encode_query(query))
         owners = torch.tensor(self.passage_pages, dtype=torch.int64)
-        return scores.scatter_reduce(0, owners, passage_scores[: len(owners)], reduce="amax")
+        best = scores.scatter_reduce(0, owners, passage_scores[: len(owners)], reduce="amax")
+        return best.numpy()
+
+    def passage_scores(self, query: str) -> tuple[np.ndarray, list[int]]:
+        """Every passage's MaxSim score and the page it belongs to."""
+        if not self.passage_pages:
+            return np.zeros(0), []
+        with one_cpu_thread():
+            scores = self.vectors.maxsim(self.encode_query(query))[: len(self.passage_pages)]
+        return scores.numpy(), list(self.passage_pages)
 
     def search(self, query: str, k: int) -> list[int]:
         if k <= 0:
             return []
-        return top_pages(self.page_scores(query).numpy(), k)
+        return top_pages(self.page_scores(query), k)
 
     def search_with_repeats(self, query: str, k: int) -> list[int]:
         """The pages of the ``k`` best passages, best first, a page once per passage (MDocAgent
         reads RAGatouille's passage ranking this way: two passages of one page fill two
         slots)."""
-        if k <= 0 or not self.passage_pages:
+        if k <= 0:
             return []
-        with one_cpu_thread():
-            scores = self.vectors.maxsim(self.encode_query(query))[: len(self.passage_pages)]
-        return [self.passage_pages[i] for i in top_pages(scores.numpy(), k)]
+        scores, pages = self.passage_scores(query)
+        return [pages[i] for i in top_pages(scores, k)]
 
 
 @contextmanager

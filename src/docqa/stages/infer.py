@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from docqa.core.prediction import Prediction, write_predictions
 from docqa.core.question import Question
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.document_set import env_over
 from docqa.retrievers import RETRIEVERS
 from docqa.runtime.checkpoint import Checkpoint, fingerprint
 from docqa.stages.shards import Shard
@@ -78,6 +79,7 @@ class DocumentStore:
         for row in read_jsonl(overviews) if overviews else ():
             self.overviews.setdefault(row["doc_id"], []).append(row)
         self._envs: dict[str, DocumentEnv] = {}
+        self._sets: dict[tuple[str, ...], DocumentEnv] = {}
         self._retrievers: dict[str, Any] = {}
 
     def retriever(self, name: str) -> Any:
@@ -112,6 +114,31 @@ class DocumentStore:
             )
         return self._envs[doc_id]
 
+    def set_env(self, doc_ids: list[str], needed: tuple[str, ...]) -> DocumentEnv:
+        """One environment over the documents ``doc_ids`` (each has an env), built once."""
+        key = tuple(doc_ids)
+        if key not in self._sets:
+            envs = [self.env(doc_id, needed) for doc_id in doc_ids]
+            self._sets[key] = env_over([env for env in envs if env is not None])
+        return self._sets[key]
+
+    def question_env(self, question: Question, needed: tuple[str, ...]) -> QuestionEnv:
+        """The environment a question is answered in, or why it cannot be: its document's, its
+        page window's, or, for a question over several documents, the set's. A set with some
+        documents missing is answered over the others only when the question's tag
+        ``missing_documents`` is ``answer`` (a dataset option); otherwise the question fails
+        naming every missing document."""
+        present = [d for d in question.documents if self.env(d, needed) is not None]
+        missing = [d for d in question.documents if d not in present]
+        allowed = question.tags.get("missing_documents", "fail") == "answer"
+        if not present or (missing and not allowed):
+            return QuestionEnv(None, missing)
+        if len(present) == 1:
+            env = self.env(present[0], needed)
+            assert env is not None
+            return QuestionEnv(env.within(question.page_window), missing)
+        return QuestionEnv(self.set_env(present, needed), missing)
+
     def _elements(self, doc_id: str) -> list[Element]:
         """One document's OCR elements, read from its own line of the elements file."""
         offset = self._element_offsets.get(doc_id)
@@ -121,6 +148,15 @@ class DocumentStore:
             handle.seek(offset)
             row = json.loads(handle.readline())
         return [Element.from_dict(element) for element in row["elements"]]
+
+
+@dataclass(frozen=True)
+class QuestionEnv:
+    """A question's environment (``None`` when it cannot be answered) and its documents that
+    have no pages."""
+
+    env: DocumentEnv | None
+    missing: list[str]
 
 
 def _line_offsets(path: Path) -> dict[str, int]:
@@ -234,12 +270,21 @@ async def _answer_all(
             if len(held) > max_infrastructure_errors:
                 return None  # not started: the rerun asks it
             try:  # one broken question must not stop the job
-                env = store.env(question.doc_id, method.retrievers)
-                if env is None:
-                    error = missing_document_error(question.doc_id, store, failures)
-                    return Prediction(question.question_id, "", error=error, error_kind=DOCUMENT)
                 # a question with a page window reads and retrieves only inside it
-                return await method.answer(question, env.within(question.page_window), models)
+                found = store.question_env(question, method.retrievers)
+                if found.env is None:
+                    error = "; ".join(
+                        missing_document_error(doc_id, store, failures) for doc_id in found.missing
+                    )
+                    if question.over_several:
+                        error = (
+                            f"missing documents {found.missing} of {question.documents}: {error}"
+                        )
+                    return Prediction(question.question_id, "", error=error, error_kind=DOCUMENT)
+                prediction = await method.answer(question, found.env, models)
+                if question.over_several:
+                    return over_documents(prediction, found.env, found.missing)
+                return prediction
             except Exception as error:
                 log.warning("question %s failed: %r", question.question_id, error)
                 message = f"{type(error).__name__}: {error}"
@@ -279,6 +324,26 @@ async def _answer_all(
         for client in (models.main, *models.roles.values()):
             await client.close()
     return held
+
+
+def over_documents(prediction: Prediction, env: DocumentEnv, missing: list[str]) -> Prediction:
+    """A set's prediction with its pages named by document (``page_refs``), and a first trace
+    step that maps the set's page numbers, which the method's own steps use, to documents."""
+    documents = {
+        "step": "documents",
+        "documents": [
+            {"label": m.label, "doc_id": m.document.doc_id, "first_page": m.start, "pages": m.pages}
+            for m in env.members
+        ]
+        or [{"label": "", "doc_id": env.document.doc_id, "first_page": 0, "pages": len(env.pages)}],
+        "missing": missing,
+    }
+    return replace(
+        prediction,
+        pages=[],
+        page_refs=[env.locate(page) for page in prediction.pages],
+        trace=[documents, *prediction.trace],
+    )
 
 
 def missing_document_error(doc_id: str, store: DocumentStore, failures: Path) -> str:

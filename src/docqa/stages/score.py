@@ -246,7 +246,12 @@ def _score_question(
 ) -> dict[str, Any]:
     """One question's row, unrounded: its scores, page scores and what was compared."""
     answered = prediction or Prediction(question.question_id, "")
-    pages = retrieval.score(question.evidence_pages, answered.pages)
+    # a question over several documents compares (document, page) pairs
+    pages = (
+        retrieval.score(question.evidence, answered.locations(question.doc_id))
+        if question.over_several
+        else retrieval.score(question.evidence_pages, answered.pages)
+    )
     if not question.has_gold:  # answered, shown, but nothing to compare the answer with
         scores: Scores = {scorer.row_score: None}
         skipped = {"skipped": NO_GOLD}
@@ -272,7 +277,20 @@ def _score_question(
         "evidence_pages": question.evidence_pages,
         "page_window": question.page_window,
         "tags": question.tags,
+        **_documents(question, answered),
         **skipped,
+    }
+
+
+def _documents(question: Question, answered: Prediction) -> dict[str, Any]:
+    """A question over several documents names them, its evidence and the pages used as
+    (document, page) pairs; a one-document row has none of these keys."""
+    if not question.over_several:
+        return {}
+    return {
+        "doc_ids": question.documents,
+        "evidence": [list(ref) for ref in question.evidence],
+        "pages_used": [list(ref) for ref in answered.locations(question.doc_id)],
     }
 
 
@@ -281,7 +299,7 @@ def _skipped(questions: Sequence[Question]) -> dict[str, int]:
     ``pages`` (no evidence pages)."""
     return {
         "answer": sum(1 for question in questions if not question.has_gold),
-        "pages": sum(1 for question in questions if not question.evidence_pages),
+        "pages": sum(1 for question in questions if not question.evidence),
     }
 
 

@@ -217,7 +217,7 @@ class _Run:
     pages: list[int] = field(default_factory=list)
 
     def image_path(self, page: int) -> str:
-        return next(p.image for p in self.env.pages if p.index == page)
+        return self.env.pages[page].image
 
     def retrieved(self, modality: str, retriever: str, pages: list[int]) -> None:
         self.trace.append(
@@ -256,7 +256,10 @@ class _Run:
     def _describe(self, request: ChatRequest) -> str:
         """The request as a reader of the trace needs it: each message's role, its text with
         the middle of long parts elided, and which pages it shows as images."""
-        labels = {p.image: f"[image of page {p.index + 1}]" for p in self.env.pages}
+        labels = {
+            p.image: f"[image of page {self.env.page_label(i)}]"
+            for i, p in enumerate(self.env.pages)
+        }
         lines = []
         for message in request.messages:
             parts = [

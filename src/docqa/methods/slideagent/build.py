@@ -23,7 +23,7 @@ from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.methods.base import DocumentEnv
 from docqa.methods.mdocagent.requests import page_image
 from docqa.methods.slideagent import prompts
-from docqa.methods.slideagent.calls import CallLog
+from docqa.methods.slideagent.calls import CallLog, image_labels
 from docqa.methods.slideagent.knowledge import DescribedElement, Knowledge
 from docqa.methods.slideagent.layout import LayoutElement, layout_elements
 from docqa.methods.slideagent.parsing import parse_descriptions
@@ -52,7 +52,7 @@ async def build_knowledge(
     env: DocumentEnv, client: ModelClient, model: str, settings: KnowledgeSettings
 ) -> Knowledge:
     """The knowledge base of one document, built with ``client`` (named ``model``)."""
-    log = CallLog(env.pages)
+    log = CallLog(image_labels(env))
     draft = await _global_draft(env, client, settings, log)
     layouts = [
         layout_elements(page.index, page.image, env.elements)[: settings.max_elements_per_page]

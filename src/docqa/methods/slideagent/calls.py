@@ -10,8 +10,8 @@ from typing import Any
 
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest
-from docqa.core.document import Page
 from docqa.core.prediction import Usage
+from docqa.methods.base import DocumentEnv
 
 #: characters of a request's text kept in a trace step (head and tail)
 SHOWN_HEAD, SHOWN_TAIL = 400, 800
@@ -19,7 +19,10 @@ SHOWN_HEAD, SHOWN_TAIL = 400, 800
 
 @dataclass
 class CallLog:
-    pages: list[Page]
+    """The agent calls of one question or build; ``labels`` maps each page image to how the
+    trace names it (``[image of page 3]``)."""
+
+    labels: dict[str, str]
     trace: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     fallbacks: Counter[str] = field(default_factory=Counter)
@@ -55,13 +58,17 @@ class CallLog:
             self.usage.fallbacks += len(names)
 
     def describe(self, request: ChatRequest) -> str:
-        labels = {page.image: f"[image of page {page.index + 1}]" for page in self.pages}
         parts = [
-            labels.get(part.image, "[image]") if part.kind == "image" else part.text
+            self.labels.get(part.image, "[image]") if part.kind == "image" else part.text
             for message in request.messages
             for part in message.parts
         ]
         return shorten("\n".join(parts))
+
+
+def image_labels(env: DocumentEnv) -> dict[str, str]:
+    """Each page image of ``env`` → ``[image of page <label>]``."""
+    return {page.image: f"[image of page {env.page_label(i)}]" for i, page in enumerate(env.pages)}
 
 
 def shorten(text: str) -> str:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from docqa.core.prediction import Usage
 from docqa.core.records import Record
+from docqa.methods.base import Member
 from docqa.methods.slideagent.layout import LayoutElement
 
 #: the file format; a file of another version is refused with the fix
@@ -51,6 +53,13 @@ class Knowledge:
     fallbacks: dict[str, int] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
     trace: list[dict[str, Any]] = field(default_factory=list)
+    #: each page's own document's global knowledge, for a set's joined knowledge (not stored);
+    #: empty: ``global_knowledge`` for every page
+    page_global: list[str] = field(default_factory=list)
+
+    def global_of(self, page: int) -> str:
+        """The global knowledge that page ``page`` belongs to."""
+        return self.page_global[page] if self.page_global else self.global_knowledge
 
     def page_elements(self, pages: list[int]) -> list[DescribedElement]:
         wanted = set(pages)
@@ -114,3 +123,37 @@ def read_knowledge(folder: str | Path, doc_id: str) -> Knowledge:
             "build_knowledge rule"
         )
     return Knowledge.from_dict(json.loads(path.read_text("utf-8")))
+
+
+def join_knowledge(parts: list[tuple[Member, Knowledge]]) -> Knowledge:
+    """The knowledge of a set of documents (a question over several): each member's global
+    knowledge headed by its label and id, page knowledge end to end, elements on the set's
+    page numbers; built from each document's own knowledge base, nothing rebuilt."""
+    for member, knowledge in parts:
+        if len(knowledge.pages) != member.pages:
+            raise ValueError(
+                f"knowledge of {knowledge.doc_id} has {len(knowledge.pages)} pages, the document "
+                f"{member.pages}: rerun the build_knowledge rule"
+            )
+    usage = Usage()
+    fallbacks: Counter[str] = Counter()
+    for _, knowledge in parts:
+        usage.add(knowledge.usage)
+        fallbacks.update(knowledge.fallbacks)
+    return Knowledge(
+        doc_id="+".join(knowledge.doc_id for _, knowledge in parts),
+        model=", ".join(dict.fromkeys(knowledge.model for _, knowledge in parts)),
+        global_knowledge="\n".join(
+            f"{member.label} ({knowledge.doc_id}): {knowledge.global_knowledge}"
+            for member, knowledge in parts
+        ),
+        pages=[text for _, knowledge in parts for text in knowledge.pages],
+        elements=[
+            replace(element, page=member.start + element.page)
+            for member, knowledge in parts
+            for element in knowledge.elements
+        ],
+        fallbacks=dict(fallbacks),
+        usage=usage,
+        page_global=[knowledge.global_knowledge for _, knowledge in parts for _ in knowledge.pages],
+    )

@@ -21,8 +21,8 @@ from docqa.retrievers import IndexedPage, PageSearcher, create_retriever
 
 
 def page_texts(knowledge: Knowledge) -> list[str]:
-    """Each page's retrievable knowledge: global knowledge, page knowledge, element
-    descriptions (with their OCR text), in that order."""
+    """Each page's retrievable knowledge: its document's global knowledge, page knowledge,
+    element descriptions (with their OCR text), in that order."""
     texts = []
     for index, page_knowledge in enumerate(knowledge.pages):
         described = [
@@ -30,7 +30,8 @@ def page_texts(knowledge: Knowledge) -> list[str]:
             for element in knowledge.elements
             if element.page == index
         ]
-        texts.append("\n".join([knowledge.global_knowledge, page_knowledge, *described]).strip())
+        own_global = knowledge.global_of(index)
+        texts.append("\n".join([own_global, page_knowledge, *described]).strip())
     return texts
 
 

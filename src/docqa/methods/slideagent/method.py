@@ -32,8 +32,13 @@ from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models, WindowSearcher
 from docqa.methods.slideagent import prompts, requests
 from docqa.methods.slideagent.build import KnowledgeSettings, build_knowledge
-from docqa.methods.slideagent.calls import CallLog
-from docqa.methods.slideagent.knowledge import DescribedElement, Knowledge, read_knowledge
+from docqa.methods.slideagent.calls import CallLog, image_labels
+from docqa.methods.slideagent.knowledge import (
+    DescribedElement,
+    Knowledge,
+    join_knowledge,
+    read_knowledge,
+)
 from docqa.methods.slideagent.knowledge_index import knowledge_searcher
 from docqa.methods.slideagent.parsing import (
     LEVELS,
@@ -128,7 +133,7 @@ class SlideAgent(Method):
         self._building: dict[str, asyncio.Future[Knowledge]] = {}
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
-        log = CallLog(env.pages)
+        log = CallLog(image_labels(env))
         looked: list[int] = []  # the pages the readers were shown, filled as they run
         try:
             answer = await self._answer(question, env, models.main, log, looked)
@@ -220,6 +225,7 @@ class SlideAgent(Method):
             asked = requests.read_pages(
                 query,
                 records,
+                [env.page_label(page) for page in pages],
                 [env.page_texts[page][: self.max_chars_per_page] for page in pages],
                 [knowledge.pages[page] for page in pages],
                 grid,
@@ -227,8 +233,8 @@ class SlideAgent(Method):
             )
             shown = pages
         else:
-            by_index = {page.index: page for page in env.pages}
-            asked = requests.read_elements(query, elements, by_index, generation)
+            labels = [env.page_label(page) for page in range(len(env.pages))]
+            asked = requests.read_elements(query, elements, env.pages, labels, generation)
             shown = list(dict.fromkeys(element.page for element in elements))
         reply, _ = await log.call(f"read_{level}", client, asked, shown, **details)
         return parse_answer(reply), shown
@@ -245,7 +251,7 @@ class SlideAgent(Method):
         self, question: Question, env: DocumentEnv, queries: list[str], knowledge: Knowledge
     ) -> list[int]:
         if self.setting == "oracle":
-            return sorted(p for p in set(question.evidence_pages) if 0 <= p < len(env.pages))
+            return sorted(env.pages_of(question.evidence))
         searchers: list[PageSearcher] = []
         if self.page_ranking != "knowledge":
             searchers.append(env.searcher(self.retriever))
@@ -274,6 +280,16 @@ class SlideAgent(Method):
 
     async def _knowledge_of(self, env: DocumentEnv, client: ModelClient, log: CallLog) -> Knowledge:
         doc_id = env.document.doc_id
+        if doc_id not in self._knowledge and env.is_set:
+            if self.knowledge_dir is None:
+                raise ValueError(
+                    "a question over several documents reads each document's knowledge from the "
+                    "build_knowledge rule (option knowledge_dir); run slideagent through the "
+                    "pipeline, which builds it"
+                )
+            self._knowledge[doc_id] = join_knowledge(
+                [(m, read_knowledge(self.knowledge_dir, m.document.doc_id)) for m in env.members]
+            )
         if doc_id not in self._knowledge:
             if self.knowledge_dir is not None:
                 self._knowledge[doc_id] = read_knowledge(self.knowledge_dir, doc_id)

@@ -46,26 +46,28 @@ def read_global(question: str, knowledge: str, generation: Generation) -> ChatRe
 def read_pages(
     question: str,
     pages: Sequence[Page],
+    labels: Sequence[str],
     texts: Sequence[str],
     knowledge: Sequence[str],
     grid: Path | None,
     generation: Generation,
 ) -> ChatRequest:
-    """``texts`` and ``knowledge`` are the pages' OCR texts and page knowledge, in the order of
-    ``pages``; with ``grid`` the pages are shown as that one image."""
+    """``labels`` (how the pages are named: ``3``, ``D2:3``), ``texts`` and ``knowledge`` (the
+    pages' OCR texts and page knowledge) are in the order of ``pages``; with ``grid`` the pages
+    are shown as that one image."""
     parts: list[Part] = [Part.of_text(prompts.READ_PAGES)]
-    for page, text in zip(pages, knowledge, strict=True):
-        parts.append(Part.of_text(f"Page {page.index + 1} knowledge: {text}\n"))
+    for label, text in zip(labels, knowledge, strict=True):
+        parts.append(Part.of_text(f"Page {label} knowledge: {text}\n"))
     if grid is not None:
         shown = "\n".join(
-            f"[page {page.index + 1}]\n{text}"
-            for page, text in zip(pages, texts, strict=True)
+            f"[page {label}]\n{text}"
+            for label, text in zip(labels, texts, strict=True)
             if text.strip()
         )
         parts.append(Part.of_image(str(grid), shown or NO_OCR_TEXT))
     else:
-        for page, text in zip(pages, texts, strict=True):
-            parts += [Part.of_text(f"Page {page.index + 1}:\n"), page_image(page.image, text)]
+        for page, label, text in zip(pages, labels, texts, strict=True):
+            parts += [Part.of_text(f"Page {label}:\n"), page_image(page.image, text)]
     parts.append(Part.of_text(f"\nQuestion: {question}\n{prompts.ANSWER_OPEN}"))
     return ChatRequest((Message("user", tuple(parts)),), generation)
 
@@ -73,11 +75,13 @@ def read_pages(
 def read_elements(
     question: str,
     elements: Sequence[DescribedElement],
-    pages: dict[int, Page],
+    pages: Sequence[Page],
+    labels: Sequence[str],
     generation: Generation,
 ) -> ChatRequest:
+    """``pages`` and ``labels`` are the environment's pages and their labels, by page number."""
     listed = "".join(
-        f"- {element.kind}, page {element.page + 1}, box "
+        f"- {element.kind}, page {labels[element.page]}, box "
         f"{list(thousandths(element.bbox, pages[element.page].width, pages[element.page].height))}"
         f": {element.description}"
         + (f" | text: {' '.join(element.text.split())}" if element.text.strip() else "")
@@ -110,8 +114,12 @@ def synthesize(
 def page_grid(pages: Sequence[Page], folder: Path) -> Path:
     """The pages as one grid image in ``folder`` (named by document and pages, so a rerun
     writes the same file)."""
-    numbers = "-".join(str(page.index + 1) for page in pages)
-    path = folder / f"{pages[0].doc_id}-p{numbers}.png"
+    documents = list(dict.fromkeys(page.doc_id for page in pages))
+    if len(documents) == 1:
+        numbers = "-".join(str(page.index + 1) for page in pages)
+    else:  # pages of several documents: each named by its document
+        numbers = "-".join(f"{page.doc_id}.{page.index + 1}" for page in pages)
+    path = folder / f"{'+'.join(documents)}-p{numbers}.png"
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(path.name + ".partial.png")
