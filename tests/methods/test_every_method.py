@@ -22,6 +22,7 @@ from docqa.backends.preparation import prepare_model
 from docqa.core.document import Document
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.prediction import Prediction
+from docqa.core.question import Question, documents_fields
 from docqa.methods import METHODS
 from docqa.runtime.workflow import retriever_names
 from docqa.stages.index import build_indexes
@@ -52,8 +53,15 @@ CONFIGS: dict[str, list[dict[str, Any]]] = {
     ],
 }
 #: the questions asked: one about a deck with text on every page, one whose deck has a page
-#: without OCR text (its evidence)
-ASKED = [q for q in QUESTIONS if q.question_id in ("q1", "q3")]
+#: without OCR text (its evidence), and one over both decks (pages named by document)
+OVER_BOTH = Question(
+    question_id="q5",
+    question="What was the revenue in the north?",
+    answer="120",
+    answer_format="Int",
+    **documents_fields(["deck-b", "deck-a"], [("deck-a", 1)]),
+)
+ASKED = [q for q in QUESTIONS if q.question_id in ("q1", "q3")] + [OVER_BOTH]
 
 METHODS.load_all()
 METHOD_TYPES = sorted(METHODS.names())
@@ -130,6 +138,12 @@ def run_every_config(
             assert prediction.error == "", f"{config}: {prediction.question_id}: {prediction.error}"
             assert prediction.usage.calls >= 1, config
             assert prediction.trace, config
+        over_both = next(p for p in predictions if p.question_id == OVER_BOTH.question_id)
+        assert over_both.pages == [], config  # named by document instead
+        assert {doc for doc, _ in over_both.page_refs} <= {"deck-a", "deck-b"}, config
+        documents = over_both.trace[0]
+        assert documents["step"] == "documents", config
+        assert [d["doc_id"] for d in documents["documents"]] == ["deck-b", "deck-a"], config
 
 
 @pytest.fixture(scope="module")

@@ -50,6 +50,27 @@ def env_over(envs: list[DocumentEnv]) -> DocumentEnv:
     )
 
 
+def member_env(env: DocumentEnv, member: Member) -> DocumentEnv:
+    """The environment of one document of a set, on its own page numbers (no retrievers: for
+    what is built per document, such as SlideAgent's knowledge)."""
+    end = member.start + member.pages
+    return DocumentEnv(
+        document=member.document,
+        pages=env.pages[member.start : end],
+        page_texts=env.page_texts[member.start : end],
+        elements=[
+            replace(element, page=element.page - member.start)
+            for element in env.elements
+            if member.start <= element.page < end
+        ],
+        overviews=[
+            {**row, "pages": [page - member.start for page in row["pages"]]}
+            for row in env.overviews
+            if row.get("doc_id") == member.document.doc_id
+        ],
+    )
+
+
 def set_document(members: list[Member]) -> Document:
     """The set as one ``Document`` for what names the environment (messages, caches): its id
     joins the members' ids with ``+``; it has no file of its own (``path`` is empty)."""

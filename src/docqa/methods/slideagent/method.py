@@ -30,6 +30,7 @@ from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models, WindowSearcher
+from docqa.methods.document_set import member_env
 from docqa.methods.slideagent import prompts, requests
 from docqa.methods.slideagent.build import KnowledgeSettings, build_knowledge
 from docqa.methods.slideagent.calls import CallLog, image_labels
@@ -129,7 +130,9 @@ class SlideAgent(Method):
             "subqueries": Generation(max_new_tokens=subquery_tokens, stop=prompts.END_OF_BLOCK),
             "classifier": Generation(max_new_tokens=classifier_tokens, stop=prompts.END_OF_LINE),
         }
+        #: by document (or set) id: the knowledge questions read, and the on-the-fly builds
         self._knowledge: dict[str, Knowledge] = {}
+        self._built: dict[str, Knowledge] = {}
         self._building: dict[str, asyncio.Future[Knowledge]] = {}
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
@@ -279,30 +282,16 @@ class SlideAgent(Method):
         return best[: self.top_elements]
 
     async def _knowledge_of(self, env: DocumentEnv, client: ModelClient, log: CallLog) -> Knowledge:
+        """The knowledge of the question's document, or a set's: each member's, joined."""
         doc_id = env.document.doc_id
         if doc_id not in self._knowledge and env.is_set:
-            if self.knowledge_dir is None:
-                raise ValueError(
-                    "a question over several documents reads each document's knowledge from the "
-                    "build_knowledge rule (option knowledge_dir); run slideagent through the "
-                    "pipeline, which builds it"
-                )
-            self._knowledge[doc_id] = join_knowledge(
-                [(m, read_knowledge(self.knowledge_dir, m.document.doc_id)) for m in env.members]
-            )
-        if doc_id not in self._knowledge:
-            if self.knowledge_dir is not None:
-                self._knowledge[doc_id] = read_knowledge(self.knowledge_dir, doc_id)
-            else:
-                # questions of one document in flight together share one build
-                if doc_id not in self._building:
-                    self._building[doc_id] = asyncio.ensure_future(
-                        build_knowledge(env, client, _model_label(client), KnowledgeSettings())
-                    )
-                try:
-                    self._knowledge[doc_id] = await self._building[doc_id]
-                finally:
-                    self._building.pop(doc_id, None)
+            parts = [
+                (member, await self._document_knowledge(member_env(env, member), client))
+                for member in env.members
+            ]
+            self._knowledge[doc_id] = join_knowledge(parts)
+        elif doc_id not in self._knowledge:
+            self._knowledge[doc_id] = await self._document_knowledge(env, client)
         knowledge = self._knowledge[doc_id]
         log.trace.append(
             {
@@ -321,6 +310,23 @@ class SlideAgent(Method):
                 f"{len(env.pages)}: rerun the build_knowledge rule"
             )
         return knowledge
+
+    async def _document_knowledge(self, env: DocumentEnv, client: ModelClient) -> Knowledge:
+        """One document's knowledge: the build_knowledge rule's (``knowledge_dir``), or built
+        once on the fly; questions of one document in flight together share one build."""
+        doc_id = env.document.doc_id
+        if self.knowledge_dir is not None:
+            return read_knowledge(self.knowledge_dir, doc_id)
+        if doc_id not in self._built:
+            if doc_id not in self._building:
+                self._building[doc_id] = asyncio.ensure_future(
+                    build_knowledge(env, client, _model_label(client), KnowledgeSettings())
+                )
+            try:
+                self._built[doc_id] = await self._building[doc_id]
+            finally:
+                self._building.pop(doc_id, None)
+        return self._built[doc_id]
 
     def _prediction(
         self, question: Question, log: CallLog, pages: list[int], answer: str, error: str = ""
