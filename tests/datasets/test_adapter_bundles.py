@@ -256,8 +256,9 @@ def test_madqa_answer_variants_and_multi_document_evidence(tmp_path: Path) -> No
     single, multi = loaded.questions
     assert (single.doc_id, single.evidence_pages, single.answer) == ("1007969", [2], "P-1044")
     assert single.tags["answer_variants"] == ["P-1044", "P1044"]
-    assert (multi.doc_id, multi.evidence_pages) == ("2000001", [0, 3])
-    assert multi.tags["documents"] == ["2000001", "1007969"]
+    assert (multi.doc_id, multi.doc_ids) == ("2000001", ["2000001", "1007969"])
+    assert multi.evidence_refs == [("2000001", 0), ("2000001", 3), ("1007969", 1)]
+    assert (multi.tags["kind"], multi.tags["documents_setting"]) == ("cross_doc", "evidence")
     assert (multi.answer, multi.answer_format) == (["EPA", "DOE"], "List")
     assert [f.error for f in loaded.skipped] == [
         "evidence is empty",

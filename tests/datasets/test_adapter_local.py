@@ -110,9 +110,75 @@ def test_jsonl_zero_based_pages_lists_tags_and_image_folders(folder: Path, tmp_p
     pages = sorted((tmp_path / "data" / "docs" / "scan").iterdir())
     assert [Image.open(p).getpixel((0, 0))[0] for p in pages] == [1, 2, 10]
     errors = {f["path"].rsplit(" line ", 1)[1]: f["error"] for f in failures}
-    assert "several documents" in errors["3"]
+    assert "'a.pdf' is not in" in errors["3"]
     assert "0-based: 0..5" in errors["4"]
     assert "not JSON" in errors["5"]
+
+
+def test_a_row_over_several_documents(folder: Path, tmp_path: Path) -> None:
+    crazy, siege = "crazyones.pdf", "vicksburg.pdf"
+    rows = [
+        {  # crazyones named twice (with and without .pdf): it counts once
+            "id": "both",
+            "question": "Which is older, the siege or the Crazy Ones?",
+            "document": [crazy, siege, "crazyones"],
+            "answer": "the siege",
+            "evidence_pages": [
+                {"document": siege, "page": 2},
+                {"document": "crazyones", "page": 1},
+            ],
+        },
+        {
+            "id": "one",
+            "question": "Q?",
+            "document": siege,
+            "evidence_pages": [{"document": siege, "page": 4}],
+        },
+        {"id": "unnamed", "question": "Q?", "document": [crazy, siege], "evidence_pages": [1]},
+        {
+            "id": "stray",
+            "question": "Q?",
+            "document": [siege],
+            "evidence_pages": [{"document": crazy, "page": 1}],
+        },
+        {
+            "id": "range",
+            "question": "Q?",
+            "document": [crazy, siege],
+            "evidence_pages": [{"document": siege, "page": 7}],
+        },
+    ]
+    (folder / "questions.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "data"
+    questions, failures = prepare(folder, out)
+
+    both, one = questions
+    assert (both.doc_id, both.doc_ids) == ("crazyones", ["crazyones", "vicksburg"])
+    assert both.evidence_refs == [("crazyones", 0), ("vicksburg", 1)]
+    assert (one.doc_ids, one.evidence_pages) == ([], [3])
+    documents = [row["doc_id"] for row in read_jsonl(out / "documents.jsonl")]
+    assert documents == ["crazyones", "vicksburg"]  # each once
+    errors = {f["path"].rsplit(" line ", 1)[1]: f for f in failures}
+    assert "does not say which of the row's 2 documents" in errors["3"]["error"]
+    assert "not one of the row's documents" in errors["4"]["error"]
+    assert "1..6" in errors["5"]["error"]
+    assert errors["5"]["doc_id"] == f"{crazy}, {siege}"
+
+
+def test_csv_rows_over_several_documents_and_max_pages(folder: Path, tmp_path: Path) -> None:
+    (folder / "questions.csv").write_text(
+        "id,question,document,evidence_pages\n"
+        'near,Q?,"[""crazyones.pdf"", ""vicksburg.pdf""]","[{""document"": ""vicksburg.pdf"", '
+        '""page"": 2}]"\n'
+        'far,Q?,"[""crazyones.pdf"", ""vicksburg.pdf""]","[{""document"": ""crazyones.pdf"", '
+        '""page"": 1}, {""document"": ""vicksburg.pdf"", ""page"": 6}]"\n'
+    )
+    questions, failures = prepare(folder, tmp_path / "data", max_pages=2)
+
+    assert not failures
+    # far's first pair fits; its page 6 of vicksburg does not
+    assert [(q.question_id, q.evidence) for q in questions] == [("near", [("vicksburg", 1)])]
+    assert questions[0].documents == ["crazyones", "vicksburg"]
 
 
 def test_a_file_without_usable_rows_stops_with_the_reason(folder: Path, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ and (slow) BM25 and dense recall on the default synthslides decks through render
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from helpers.stage_files import write_stage_files
 from helpers.workflow import default_config, snakemake, workflow_copy
 
+from docqa.core.question import Question, documents_fields
 from docqa.stages.index import build_indexes, evaluate_recall, load_indexed_pages
 
 
@@ -31,6 +33,25 @@ def test_bm25_indexes_and_recall(tmp_path: Path) -> None:
     # q1, q2 found first; q3 finds its text page first and its no-text page second
     assert result["recall"][:2] == pytest.approx([100 * (1 + 1 + 0.5) / 3, 100.0], abs=0.01)
     assert result["random"][0] == pytest.approx(100 * (1 / 3 + 1 / 3 + 1 / 2) / 3, abs=0.01)
+
+
+def test_recall_searches_each_document_of_a_question_over_several(tmp_path: Path) -> None:
+    files = write_stage_files(tmp_path)
+    docs = tmp_path / "index" / "bm25" / "docs"
+    build_indexes({"type": "bm25"}, files["pages"], files["elements"], docs)
+    both = Question(
+        question_id="q5",
+        question="What was the revenue in the north, and what does the travel policy say?",
+        answer="120; x",
+        answer_format="Str",
+        **documents_fields(["deck-a", "deck-b"], [("deck-a", 1), ("deck-b", 0)]),
+    )
+    with files["questions"].open("a") as handle:
+        handle.write(json.dumps(both.to_dict()) + "\n")
+    result = evaluate_recall("bm25", {"type": "bm25"}, files["questions"], docs)
+    # q1-q3 as above, and q5 once in deck-a (page 1) and once in deck-b (page 0)
+    assert result["questions"] == 5
+    assert result["recall"][0] == pytest.approx(100 * (1 + 1 + 0.5 + 1 + 1) / 5, abs=0.01)
 
 
 def test_a_hybrid_reuses_the_indexes_it_fuses(tmp_path: Path) -> None:

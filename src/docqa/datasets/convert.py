@@ -9,9 +9,20 @@ An adapter module provides two functions and registers them with :func:`adapter`
   of those ids under ``docs_dir`` (see :mod:`docqa.datasets.documents`).
 
 :func:`convert` applies the options every dataset takes (``root``, ``subdir``,
-``max_questions``, ``max_pages``), passes the others (``split``, …) to the adapter, and writes
-``questions.jsonl``, ``documents.jsonl``, ``docs/`` and ``failures.jsonl`` (stage ``data``:
-skipped rows and documents) under the dataset's output folder.
+``max_questions``, ``max_pages``, ``missing_documents``), passes the others (``split``, …) to
+the adapter, and writes ``questions.jsonl``, ``documents.jsonl``, ``docs/`` and
+``failures.jsonl`` (stage ``data``: skipped rows and documents) under the dataset's output
+folder.
+
+The documents written are those of every question (``Question.documents``, each once). A
+question none of whose documents could be written is dropped (logged; the documents are in
+``failures.jsonl``). A question over several documents is kept while at least one of them was
+written: the infer stage decides what becomes of it, by the option ``missing_documents``, which
+every question over several documents carries in its tag of that name: ``fail`` (the default)
+records it as failed, naming the missing documents; ``answer`` answers it over the documents
+that are there. Documents can also go missing later (a PDF the render stage cannot open), which
+is why the decision is the infer stage's and not made here. ``max_pages`` drops a question
+whose evidence names a page beyond the cap in any of its documents.
 """
 
 from __future__ import annotations
@@ -19,7 +30,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +44,8 @@ from docqa.datasets.fields import BadRow
 log = logging.getLogger(__name__)
 
 STAGE = "data"
+#: what the infer stage does with a question over several documents some of which are missing
+MISSING_DOCUMENTS = ("fail", "answer")
 
 
 @dataclass
@@ -88,6 +101,7 @@ def convert(
     root = Path(options.pop("root")) / str(options.pop("subdir", ""))
     max_questions = _positive(options.pop("max_questions", None), "max_questions")
     max_pages = _positive(options.pop("max_pages", None), "max_pages")
+    missing = _missing_documents(options.pop("missing_documents", "fail"))
     _check_options(read, write_documents, options)
     read_options = _accepted(read, options)
     if not root.is_dir():
@@ -95,22 +109,32 @@ def convert(
 
     loaded = read(root, **read_options)
     questions = loaded.questions[:max_questions] if max_questions else loaded.questions
-    doc_ids = list(dict.fromkeys(question.doc_id for question in questions))
+    doc_ids = list(dict.fromkeys(doc for question in questions for doc in question.documents))
     written = write_documents(
         root, doc_ids, out_dir / "docs", max_pages, **_accepted(write_documents, options)
     )
 
     present = {document.doc_id for document in written.documents}
-    kept = [q for q in questions if q.doc_id in present]
+    kept = [q for q in questions if any(doc in present for doc in q.documents)]
     if len(kept) < len(questions):
         dropped = len(questions) - len(kept)
-        log.warning("%d questions dropped: their document could not be written", dropped)
+        log.warning("%d questions dropped: none of their documents could be written", dropped)
+    partly = sum(1 for q in kept if not all(doc in present for doc in q.documents))
+    if partly:
+        log.warning(
+            "%d questions over several documents lack some of them; kept with "
+            "missing_documents=%s (the infer stage %s)",
+            partly,
+            missing,
+            "records them as failed" if missing == "fail" else "answers over the others",
+        )
     if max_pages is not None:
-        within = [q for q in kept if all(page < max_pages for page in q.evidence_pages)]
+        within = [q for q in kept if all(page < max_pages for _, page in q.evidence)]
         if len(within) < len(kept):
             dropped = len(kept) - len(within)
             log.info("%d questions dropped: evidence beyond max_pages=%d", dropped, max_pages)
         kept = within
+    kept = [_with_missing_documents(q, missing) for q in kept]
     write_failures(out_dir / "failures.jsonl", loaded.skipped + written.skipped)
     if not kept:
         raise ValueError(
@@ -133,12 +157,31 @@ def convert(
 FIXED = {"root", "doc_ids", "docs_dir", "max_pages"}  # arguments convert() itself passes
 
 
+def _missing_documents(value: Any) -> str:
+    if value not in MISSING_DOCUMENTS:
+        raise ValueError(
+            f"dataset option 'missing_documents' must be one of {list(MISSING_DOCUMENTS)}, not "
+            f"{value!r}: 'fail' records a question over several documents some of which are "
+            "missing as failed, 'answer' answers it over the others"
+        )
+    return str(value)
+
+
+def _with_missing_documents(question: Question, missing: str) -> Question:
+    """The question with tag ``missing_documents`` when it is over several documents (a
+    question about one document has no document to answer over once its one is missing)."""
+    if not question.over_several:
+        return question
+    return replace(question, tags={**question.tags, "missing_documents": missing})
+
+
 def _check_options(read: Read, write_documents: WriteDocuments, options: dict[str, Any]) -> None:
     """Options beyond the common ones are the adapter's own: its functions' keyword arguments."""
     own = sorted((_parameters(read) | _parameters(write_documents)) - FIXED)
     unknown = sorted(set(options) - set(own))
     if unknown:
-        allowed = ", ".join(["root", "subdir", "max_questions", "max_pages", *own])
+        common = ["root", "subdir", "max_questions", "max_pages", "missing_documents"]
+        allowed = ", ".join([*common, *own])
         raise ValueError(
             f"unknown dataset option(s) {unknown} for adapter {read.__module__}; "
             f"options it takes: {allowed}"

@@ -5,17 +5,21 @@
 
 - ``question`` (required) and ``document``: the file name in ``root`` (``report.pdf``; the
   ``.pdf`` may be left out), a folder of page images (``scan/``: one page per image, in file-name
-  order) or one image file (a one-page document). A list of one name is accepted; questions over
-  several documents are not supported yet and are recorded as bad rows;
+  order) or one image file (a one-page document). A list of names (``["a.pdf", "b.pdf"]``, in
+  CSV as that JSON text) asks one question over those documents together (a name listed twice
+  counts once; the first is the question's ``doc_id``);
 - optional ``id`` (default ``line<N>``), ``answer``, ``answer_format`` (Int, Float, Str, List,
   None; inferred from the answer when absent), ``evidence_pages`` (``3``, ``3,5``, ``[3, 5]``;
-  1-based unless option ``page_base`` is 0), ``tags`` (an object in JSON Lines);
+  1-based unless option ``page_base`` is 0; over several documents each page names its
+  document: ``[{"document": "a.pdf", "page": 3}]``, which a one-document row may use too),
+  ``tags`` (an object in JSON Lines);
 - any other column is kept as a tag (a ``kind`` column gives the score stage its breakdown).
 
 A row without an answer is still asked: it goes through infer and the traces index (the run's
 answers table), and the score stage leaves it out of the answer metrics and counts it (see
 :mod:`docqa.stages.score`). Bad rows — no question, an unknown or unreadable document, a file that
-is neither PDF nor image, a duplicate id, evidence pages out of range — are recorded in
+is neither PDF nor image, a duplicate id, evidence pages out of range or naming a document
+the row does not — are recorded in
 ``failures.jsonl`` (stage ``data``) with their line number and the fix; the other rows run. A PDF
 that starts like a PDF but cannot be opened is kept, as for every dataset: the render stage
 records it and its questions get an error prediction.
@@ -39,7 +43,7 @@ import pypdfium2 as pdfium
 from docqa.core.document import Document
 from docqa.core.failures import Failure, write_failures
 from docqa.core.jsonl import write_jsonl
-from docqa.core.question import Question
+from docqa.core.question import PageRef, Question, documents_fields
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import STAGE, _positive
 from docqa.datasets.documents import link_pdf, write_pages
@@ -212,24 +216,23 @@ def prepare(out_dir: Path, options: dict[str, Any]) -> None:
     for row in _rows(question_file):
         where = f"{question_file} line {row.line}"
         try:
-            question, source = _question(row, documents, page_base)
+            question, sources = _question(row, documents, page_base)
             if question.question_id in seen:
                 raise BadRow(
                     f"id {question.question_id!r} is already used on line "
                     f"{seen[question.question_id]}",
                     "give every row its own id (or leave the id column empty)",
                 )
-            if question.doc_id not in placed:
-                placed[question.doc_id] = place_document(
-                    question.doc_id, source, docs_dir, max_pages
-                )
+            for doc_id in question.documents:
+                if doc_id not in placed:
+                    placed[doc_id] = place_document(doc_id, sources[doc_id], docs_dir, max_pages)
         except BadRow as problem:
-            failure = Failure(STAGE, str(row.values.get("document") or ""), where, *_why(problem))
+            failure = Failure(STAGE, _named(row.values.get("document")), where, *_why(problem))
             log.warning("skipped %s", failure.describe())
             failures.append(failure)
             continue
         seen[question.question_id] = row.line
-        if max_pages is not None and any(page >= max_pages for page in question.evidence_pages):
+        if max_pages is not None and any(page >= max_pages for _, page in question.evidence):
             log.info("%s: dropped, evidence beyond max_pages=%d", where, max_pages)
             continue
         questions.append(question)
@@ -242,7 +245,7 @@ def prepare(out_dir: Path, options: dict[str, Any]) -> None:
             f"no question of {question_file} could be used; the reasons are in "
             f"{out_dir / 'failures.jsonl'} and the log"
         )
-    used = dict.fromkeys(question.doc_id for question in questions)
+    used = dict.fromkeys(doc for question in questions for doc in question.documents)
     write_jsonl(out_dir / "questions.jsonl", (question.to_dict() for question in questions))
     write_jsonl(out_dir / "documents.jsonl", (placed[doc_id].to_dict() for doc_id in used))
     log.info(
@@ -256,15 +259,19 @@ def prepare(out_dir: Path, options: dict[str, Any]) -> None:
     )
 
 
-def _question(row: _Row, documents: _Documents, page_base: int) -> tuple[Question, Source]:
+def _question(
+    row: _Row, documents: _Documents, page_base: int
+) -> tuple[Question, dict[str, Source]]:
+    """The row's question, and the source of each of its documents by id."""
     values = row.values
     if "_error" in values:
         raise BadRow(values["_error"], "write the line as one JSON object, or delete it")
     question = _text(values.get("question"))
     if not question:
         raise BadRow("the row has no question", "fill its 'question' column or delete the row")
-    name = _document_name(values.get("document"))
-    doc_id, source = documents.get(name)
+    names = _document_names(values.get("document"))
+    sources = dict(documents.get(name) for name in names)
+    doc_ids = list(sources)
     answer: str | list[str] = ""
     raw_answer = values.get("answer")
     if raw_answer is not None and raw_answer != "" and raw_answer != []:
@@ -273,74 +280,118 @@ def _question(row: _Row, documents: _Documents, page_base: int) -> tuple[Questio
     fmt = answer_format(fmt_name) if fmt_name else (infer_format(answer) if answer else "Str")
     if fmt == "List" and isinstance(answer, str) and answer:
         answer = list_literal(answer)
-    pages = _evidence(values.get("evidence_pages"), page_base, source.pages)
+    evidence = _evidence(values.get("evidence_pages"), page_base, documents, sources)
     qid = _text(values.get("id")) or f"line{row.line}"
     return (
         Question(
             question_id=qid,
-            doc_id=doc_id,
             question=question,
             answer=answer,
             answer_format=fmt,
-            evidence_pages=pages,
+            **documents_fields(doc_ids, evidence),
             tags=_tags(values),
             original=plain(values),
         ),
-        source,
+        sources,
     )
 
 
-def _document_name(value: Any) -> str:
+def _document_names(value: Any) -> list[str]:
+    """The names in the row's ``document`` column: one name, or a list (JSON in CSV)."""
     names = value
     if isinstance(value, str) and value.strip().startswith("["):
         try:
             names = json.loads(value)
         except json.JSONDecodeError:
             raise BadRow(
-                f"document {value!r} is not a JSON list", 'write it as ["a.pdf"]'
+                f"document {value!r} is not a JSON list", 'write it as ["a.pdf", "b.pdf"]'
             ) from None
-    if isinstance(names, list):
-        if len(names) > 1:
-            raise BadRow(
-                f"the question names {len(names)} documents; questions over several documents "
-                "are not supported yet",
-                "ask it once per document, one row each",
-            )
-        names = names[0] if names else ""
-    name = _text(names)
-    if not name:
+    found = [_text(name) for name in (names if isinstance(names, list) else [names])]
+    if not found or not all(found):
         raise BadRow("the row names no document", "fill its 'document' column with a file name")
-    return name
+    return found
 
 
-def _evidence(value: Any, base: int, pages: int | None) -> list[int]:
+def _named(value: Any) -> str:
+    """The row's documents, for its failure record."""
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value or "")
+
+
+def _evidence(
+    value: Any, base: int, documents: _Documents, sources: dict[str, Source]
+) -> list[PageRef]:
+    """The evidence as (document id, 0-based page) pairs: page numbers of the row's one
+    document, or ``{document, page}`` objects naming any of its documents."""
+    if isinstance(value, str) and value.strip().startswith("[{"):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise BadRow(
+                f"evidence_pages {value!r} is not a JSON list",
+                'write it as [{"document": "a.pdf", "page": 3}]',
+            ) from None
     if value is None or value == "" or value == []:
         return []
     items = value if isinstance(value, list) else _PAGE_SPLIT.split(str(value).strip("[] "))
-    numbers = []
+    refs = []
     for item in items:
+        if isinstance(item, dict):
+            refs.append(_named_page(item, documents, sources))
+            continue
         if isinstance(item, bool) or str(item).strip() == "":
             continue
-        try:
-            numbers.append(int(str(item).strip()))
-        except ValueError:
+        if len(sources) > 1:
             raise BadRow(
-                f"evidence_pages holds {item!r}, not a page number",
-                "write page numbers like 3 or 3,5",
-            ) from None
-    last = None if pages is None else pages - 1 + base
-    for number in numbers:
-        if number < base or (last is not None and number > last):
-            counted = "1-based" if base == 1 else "0-based"
-            bound = f"{base}..{last}" if last is not None else f">= {base}"
-            fix = (
-                "correct the page; if your file counts pages from 0, set the dataset option "
-                "page_base: 0"
-                if base == 1
-                else "correct the page; page_base: 0 is set, so the first page is 0"
+                f"evidence page {item!r} does not say which of the row's {len(sources)} "
+                "documents it is in",
+                'write the evidence as [{"document": "a.pdf", "page": 3}, ...]',
             )
-            raise BadRow(f"evidence page {number} is out of range ({counted}: {bound})", fix)
-    return sorted(set(number - base for number in numbers))
+        refs.append((next(iter(sources)), _page_number(item)))
+    for doc_id, number in refs:
+        _check_page(number, base, sources[doc_id].pages)
+    return [(doc_id, number - base) for doc_id, number in refs]
+
+
+def _named_page(item: dict[str, Any], documents: _Documents, sources: dict[str, Source]) -> PageRef:
+    name, page = _text(item.get("document")), item.get("page")
+    if not name or page is None:
+        raise BadRow(
+            f"evidence item {item!r} is not {{document, page}}",
+            'write it as {"document": "a.pdf", "page": 3}',
+        )
+    doc_id, _ = documents.get(name)
+    if doc_id not in sources:
+        raise BadRow(
+            f"evidence names document {name!r}, which is not one of the row's documents",
+            "add it to the row's 'document' list or correct the evidence",
+        )
+    return doc_id, _page_number(page)
+
+
+def _page_number(item: Any) -> int:
+    try:
+        if isinstance(item, bool):
+            raise ValueError
+        return int(str(item).strip())
+    except ValueError:
+        raise BadRow(
+            f"evidence_pages holds {item!r}, not a page number",
+            "write page numbers like 3 or 3,5",
+        ) from None
+
+
+def _check_page(number: int, base: int, pages: int | None) -> None:
+    last = None if pages is None else pages - 1 + base
+    if number < base or (last is not None and number > last):
+        counted = "1-based" if base == 1 else "0-based"
+        bound = f"{base}..{last}" if last is not None else f">= {base}"
+        fix = (
+            "correct the page; if your file counts pages from 0, set the dataset option "
+            "page_base: 0"
+            if base == 1
+            else "correct the page; page_base: 0 is set, so the first page is 0"
+        )
+        raise BadRow(f"evidence page {number} is out of range ({counted}: {bound})", fix)
 
 
 def _tags(values: dict[str, Any]) -> dict[str, str | list[str]]:

@@ -8,11 +8,28 @@ default ``dev``, the 200 questions DocPilot reports), and ``documents/<name>.pdf
 that the download fetches from the URLs in ``data/documents/document_urls-*.parquet``.
 
 Conversions: ``evidence`` pages are 1-based (the authors' baselines render ``page`` with
-pdf2image's 1-based ``first_page``) → 0-based. A MADQA question may need several documents;
-docqa's question has one: ``doc_id`` is the first evidence document and its evidence pages are
-that document's, while tag ``documents`` lists every evidence document. The answer is the first
-variant (one string, or a list of strings for a multi-part answer); all variants are kept in tag
-``answer_variants`` (joined by `` | ``) and in ``Question.original``.
+pdf2image's 1-based ``first_page``) → (document, 0-based page) pairs. A question is about every
+document its evidence names, in the order the evidence first names them, each once: one
+document gives a one-document question, two or more a question over several documents
+(``Question.doc_ids``, evidence in ``evidence_refs``). The answer is the first variant (one
+string, or a list of strings for a multi-part answer); all variants are kept in tag
+``answer_variants`` (joined by `` | ``) and in ``Question.original``. Tag ``kind`` is MADQA's
+hop type, as its evaluation derives it from the evidence (``eval/evaluate.py``): ``single``
+(one page), ``cross_page`` (several pages of one document) or ``cross_doc``; the score stage
+breaks results down by it (MADQA's and DocPilot's X-Page and X-Doc).
+
+Which documents a question is asked over: option ``documents``. Its one value, ``evidence``
+(the default), gives each question its gold evidence documents and no others: DocPilot's
+"relevant documents provided" setting, which "isolates evidence localization from document
+retrieval". MADQA defines no other per-question set of documents (no distractors, no
+candidate list: its rows carry only ``evidence``); its own protocol asks every question over
+the whole collection (800 PDFs, searched by the baselines in its repository). That protocol
+is not offered: docqa prepares one environment (rendered pages, text, indexes) per question's
+documents, and one over 800 documents for each of 200 questions is a retrieval benchmark of
+its own, not what DocPilot reports. Every question records the setting in tag
+``documents_setting``, so that its score rows carry it. A question whose documents are partly
+missing from the download is kept; ``missing_documents`` (an option of every converted
+dataset, :mod:`docqa.datasets.convert`) says whether it is answered over the others.
 """
 
 from __future__ import annotations
@@ -20,7 +37,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from docqa.core.question import Question
+from docqa.core.question import PageRef, Question, documents_fields
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import Loaded, Written, adapter
 from docqa.datasets.documents import link_pdf
@@ -38,57 +55,83 @@ from docqa.datasets.parquet import parquet_files, read_rows
 
 COLUMNS = ["id", "question", "answer_variants", "evidence", "document_category", "domain"]
 DOCUMENTS = "documents"
+#: the values of option ``documents``: which documents each question is asked over
+DOCUMENT_SETTINGS = ("evidence",)
 
 
-def read(root: Path, split: str = "dev") -> Loaded:
+def read(root: Path, split: str = "dev", documents: str = "evidence") -> Loaded:
+    check_setting(documents)
     files = parquet_files(root, f"**/{split}-*.parquet")
     if not files:
         raise FileNotFoundError(f"{root} has no {split}-*.parquet: is it a MADQA download?")
     loaded = Loaded()
     for number, (path, row) in enumerate(read_rows(files, COLUMNS)):
         try:
-            loaded.questions.append(to_question(row))
+            loaded.questions.append(to_question(row, documents))
         except BadRow as problem:
             loaded.skip(f"{path.name}#row {number}", problem)
     return loaded
 
 
-def load_questions(root: Path, split: str = "dev") -> list[Question]:
-    return read(root, split).questions
+def load_questions(root: Path, split: str = "dev", documents: str = "evidence") -> list[Question]:
+    return read(root, split, documents).questions
 
 
-def to_question(row: dict[str, Any]) -> Question:
+def check_setting(documents: str) -> None:
+    if documents not in DOCUMENT_SETTINGS:
+        raise ValueError(
+            f"dataset option 'documents' of madqa is {documents!r}; the one setting is "
+            "'evidence' (each question over its gold evidence documents, DocPilot's "
+            "'relevant documents provided'); MADQA's whole-collection protocol (every question "
+            "over all 800 PDFs) is not offered"
+        )
+
+
+def to_question(row: dict[str, Any], documents: str = "evidence") -> Question:
     variants = [
         [str(part).strip() for part in as_list(variant, "answer_variants")]
         for variant in as_list(required(row, "answer_variants"), "answer_variants")
     ]
     if not variants or not variants[0]:
         raise BadRow("answer_variants is empty")
-    evidence = as_list(required(row, "evidence"), "evidence")
-    documents: dict[str, list[int]] = {}
-    for item in evidence:
-        if not isinstance(item, dict) or item.get("document") is None or item.get("page") is None:
-            raise BadRow(f"evidence item {item!r} is not {{document, page}}")
-        documents.setdefault(doc_id(str(item["document"])), []).append(int(item["page"]))
-    if not documents:
-        raise BadRow("evidence is empty")
-    first = next(iter(documents))
+    evidence = evidence_refs(as_list(required(row, "evidence"), "evidence"))
     answer: str | list[str] = variants[0][0] if len(variants[0]) == 1 else variants[0]
     return Question(
         question_id=text(row, "id"),
-        doc_id=first,
         question=text(row, "question"),
         answer=answer,
         answer_format=infer_format(answer),
-        evidence_pages=sorted(set(one_based(documents[first], "evidence.page"))),
+        **documents_fields([doc for doc, _ in evidence], evidence),
         tags={
-            "documents": list(documents),
+            "kind": hop_type(evidence),
             "answer_variants": [" | ".join(variant) for variant in variants],
             "document_category": str(row.get("document_category") or ""),
             "domain": str(row.get("domain") or ""),
+            "documents_setting": documents,
         },
         original=plain(row),
     )
+
+
+def evidence_refs(items: list[Any]) -> list[PageRef]:
+    """MADQA's ``evidence`` items → (document id, 0-based page) pairs, in the given order."""
+    refs: list[PageRef] = []
+    for item in items:
+        if not isinstance(item, dict) or item.get("document") is None or item.get("page") is None:
+            raise BadRow(f"evidence item {item!r} is not {{document, page}}")
+        (page,) = one_based([int(item["page"])], "evidence.page")
+        refs.append((doc_id(str(item["document"])), page))
+    if not refs:
+        raise BadRow("evidence is empty")
+    return refs
+
+
+def hop_type(evidence: list[PageRef]) -> str:
+    """MADQA's hop type: ``cross_doc`` (evidence in several documents), ``cross_page``
+    (several pages of one), ``single``."""
+    if len({doc for doc, _ in evidence}) > 1:
+        return "cross_doc"
+    return "cross_page" if len(set(evidence)) > 1 else "single"
 
 
 def doc_id(file_name: str) -> str:

@@ -124,6 +124,7 @@ CONVERTED = {
     "subdir": "str",
     "max_questions": "int>=1",
     "max_pages": "int>=1",
+    "missing_documents": "str",
 }
 
 #: dataset ``adapter`` → option → value rule
@@ -145,7 +146,7 @@ DATASET_OPTIONS: dict[str, dict[str, str]] = {
     },
     "finragbench_v": {**CONVERTED, "language": "str"},
     "longdocurl": dict(CONVERTED),
-    "madqa": {**CONVERTED, "split": "str"},
+    "madqa": {**CONVERTED, "split": "str", "documents": "str"},
     "mdocagent": {**CONVERTED, "documents_dir": "str"},
     "mmlongbench_doc": dict(CONVERTED),
     "realmmrag": {**CONVERTED, "query": "str", "split": "str"},

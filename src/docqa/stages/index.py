@@ -56,7 +56,13 @@ def evaluate_recall(
 ) -> dict[str, Any]:
     """Recall@k (percent) of the evidence pages for the retriever ``name`` of the config, over
     answerable questions whose document was indexed, beside the expected recall of a random
-    page ranking (k / pages)."""
+    page ranking (k / pages).
+
+    Indexes are per document, so a question over several documents counts once per document
+    that holds some of its evidence, searched for that document's evidence pages:
+    ``questions`` is the number of such (question, document) searches, the number of questions
+    where every question is about one document.
+    """
     loader = create_retriever(entry)
     searchers: dict[str, PageSearcher] = {}
     recall = [0.0] * len(RECALL_DEPTHS)
@@ -64,18 +70,21 @@ def evaluate_recall(
     counted = 0
     for row in read_jsonl(questions):
         question = Question.from_dict(row)
-        doc_dir = index_dir / question.doc_id
-        if not question.evidence_pages or not doc_dir.exists():
-            continue
-        if question.doc_id not in searchers:
-            searchers[question.doc_id] = loader.load(doc_dir)
-        searcher = searchers[question.doc_id]
-        ranking = searcher.search(question.question, max(RECALL_DEPTHS))
-        gold = set(question.evidence_pages)
-        for i, k in enumerate(RECALL_DEPTHS):
-            recall[i] += len(gold & set(ranking[:k])) / len(gold)
-            random[i] += min(k, searcher.pages) / searcher.pages
-        counted += 1
+        evidence: dict[str, set[int]] = {}
+        for doc_id, page in question.evidence:
+            evidence.setdefault(doc_id, set()).add(page)
+        for doc_id, gold in evidence.items():
+            doc_dir = index_dir / doc_id
+            if not doc_dir.exists():
+                continue
+            if doc_id not in searchers:
+                searchers[doc_id] = loader.load(doc_dir)
+            searcher = searchers[doc_id]
+            ranking = searcher.search(question.question, max(RECALL_DEPTHS))
+            for i, k in enumerate(RECALL_DEPTHS):
+                recall[i] += len(gold & set(ranking[:k])) / len(gold)
+                random[i] += min(k, searcher.pages) / searcher.pages
+            counted += 1
     scale = 100.0 / counted if counted else 0.0
     return {
         "retriever": name,
