@@ -36,8 +36,10 @@ log = logging.getLogger(__name__)
 
 
 def usable(question: Question) -> bool:
-    """A training question needs a gold answer and gold evidence pages."""
-    return bool(question.answer) and bool(question.evidence_pages)
+    """A training question needs a gold answer and gold evidence pages, in one document: the
+    teacher's reference note and the filters name pages of one document (a question over
+    several documents is counted under ``over_several_documents`` and left out)."""
+    return bool(question.answer) and bool(question.evidence_pages) and not question.over_several
 
 
 def synthesize(
@@ -60,7 +62,18 @@ def synthesize(
         )
     rows = [Question.from_dict(row) for row in read_jsonl(questions)]
     chosen = [q for q in rows if usable(q)][:max_questions]
-    counts = {"questions": len(rows), "without_gold": sum(not usable(q) for q in rows)}
+    several = sum(q.over_several for q in rows)
+    counts = {
+        "questions": len(rows),
+        "without_gold": sum(not usable(q) and not q.over_several for q in rows),
+        "over_several_documents": several,
+    }
+    if several:
+        log.warning(
+            "%d question(s) over several documents left out: trajectories are synthesized for "
+            "one-document questions only",
+            several,
+        )
     method = create_method(method_config)
     store = DocumentStore(documents, pages, elements, {}, {}, overviews)
     inner = create_backend(teacher.config, teacher.folder)
