@@ -12,10 +12,10 @@ Per question:
   ``accuracy: semantic``, when the ``semantic`` score >= 0.5: 1, 0.5 or 0 from the judge model
   of option ``model`` (:mod:`docqa.metrics.madqa_judge`; the original's judge is
   gemini-2.5-flash at temperature 0).
-- ``doc_f1`` and ``page_f1``: citation F1 of the pages the method used
-  (``Prediction.locations``) against the gold evidence (``Question.evidence``), both as sets of
-  documents or of (document, page) pairs, so a page cited twice counts once; no gold evidence
-  scores 0 (the original's support 0).
+- ``citation_doc_f1`` and ``citation_page_f1``: MADQA's Document F1 and Page F1, the F1 of
+  the pages the method used (``Prediction.locations``, docqa's citations) against the gold
+  evidence (``Question.evidence``), both as sets of documents or of (document, page) pairs, so
+  a page cited twice counts once; no gold evidence scores 0 (the original's support 0).
 - ``hop_type``: ``single`` (one evidence page or none), ``cross_page`` (several pages of one
   document) or ``cross_doc`` (pages of several documents), as ``derive_hop_type``.
 - ``effort``: the method's model calls (``Prediction.usage.calls``). The original reads the
@@ -26,7 +26,9 @@ Per question:
 
 Aggregates (``aggregate_metrics``), over the rows in the order given:
 
-- ``accuracy`` (mean ``correct``), ``mean_anls``, ``doc_f1``, ``page_f1`` (means);
+- ``accuracy`` (mean ``correct``), ``mean_anls``, ``citation_doc_f1``, ``citation_page_f1``
+  (means; named apart from the score stage's evidence-page ``page_f1``, which leaves out
+  questions without evidence pages where MADQA counts them 0);
 - with ``accuracy: semantic``, ``semantic_raw`` (mean semantic score), ``semantic_accuracy``
   (its Rogan-Gladen correction with the judge's calibration from MADQA's 200-question human
   evaluation: specificity 1.0, sensitivity 0.98) and ``semantic_ci_low``/``semantic_ci_high``
@@ -219,8 +221,8 @@ def _headline(rows: Sequence[Row], semantic: bool) -> float | None:
 
 def aggregate(rows: Sequence[Row], semantic: bool = False) -> dict[str, Any]:
     """MADQA's aggregates of scored rows (module docstring); ``semantic`` for ``accuracy:
-    semantic``. Each row has ``anls``, ``correct``, ``doc_f1``, ``page_f1``, ``hop_type``,
-    ``effort`` and, for ``semantic``, ``semantic``."""
+    semantic``. Each row has ``anls``, ``correct``, ``citation_doc_f1``, ``citation_page_f1``,
+    ``hop_type``, ``effort`` and, for ``semantic``, ``semantic``."""
     n = len(rows)
 
     def mean(key: str) -> float | None:
@@ -236,8 +238,8 @@ def aggregate(rows: Sequence[Row], semantic: bool = False) -> dict[str, Any]:
         "accuracy": mean("correct"),
         "mean_anls": mean("anls"),
         **(semantic_aggregate([float(row["semantic"]) for row in rows]) if semantic else {}),
-        "doc_f1": mean("doc_f1"),
-        "page_f1": mean("page_f1"),
+        "citation_doc_f1": mean("citation_doc_f1"),
+        "citation_page_f1": mean("citation_page_f1"),
         "kuiper": kuiper(efforts, correct) if n else None,
         "wasted_effort_ratio": wasted.get("ratio"),
         "effort_correct": wasted.get("effort_correct"),
@@ -264,8 +266,8 @@ def score(question: Question, prediction: Prediction, prepared: Scores, semantic
         scores["correct"] = 1.0 if anls >= 0.5 else 0.0
     return {
         **scores,
-        "doc_f1": float(citation_f1(cited, gold, "document")["f1"]),
-        "page_f1": float(citation_f1(cited, gold, "page")["f1"]),
+        "citation_doc_f1": float(citation_f1(cited, gold, "document")["f1"]),
+        "citation_page_f1": float(citation_f1(cited, gold, "page")["f1"]),
         "hop_type": hop_type(gold),
         "effort": int(prediction.usage.calls),  # an int: a failed prediction keeps its effort
     }
