@@ -18,7 +18,14 @@ METRICS: Registry[Metric] = Registry(
     "metric",
     {
         name: f"docqa.metrics.{name}"
-        for name in ("judge", "longdocurl", "mmlongbench_doc", "slideagent", "slidevqa")
+        for name in (
+            "judge",
+            "longdocurl",
+            "madqa",
+            "mmlongbench_doc",
+            "slideagent",
+            "slidevqa",
+        )
     }
     # the judge with a benchmark's own prompt as its default (docqa.metrics.judge)
     | {name: "docqa.metrics.judge" for name in ("docbench_judge", "finragbench_v_judge")},

@@ -113,6 +113,7 @@ METRIC_OPTIONS: dict[str, dict[str, str]] = {
     "docbench_judge": {"model": "str|null", "prompt": "str", "unjudged": "str"},
     "finragbench_v_judge": {"model": "str|null", "prompt": "str", "unjudged": "str"},
     "longdocurl": {"variant": "str", "parse": "bool", "model": "str|null"},
+    "madqa": {"accuracy": "str", "model": "str|null"},
     "mmlongbench_doc": {"variant": "str", "model": "str|null"},
     "slideagent": {"overall": "str", "rel_tol": "number>=0"},
     "slidevqa": {"normalization": "str"},
