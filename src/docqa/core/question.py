@@ -137,6 +137,9 @@ def documents_fields(doc_ids: list[str], evidence: list[PageRef]) -> dict[str, A
     documents = list(dict.fromkeys(doc_ids))
     if not documents:
         raise ValueError("a question needs at least one document")
+    strays = sorted({doc for doc, _ in evidence if doc not in documents})
+    if strays:
+        raise ValueError(f"evidence names documents {strays} that are not among {documents}")
     if len(documents) == 1:
         pages = sorted({page for doc, page in evidence if doc == documents[0]})
         return {"doc_id": documents[0], "doc_ids": [], "evidence_pages": pages, "evidence_refs": []}

@@ -47,6 +47,7 @@ class Metric:
     - ``columns``: summary column (``overall``, ``num``, ``f1``, ``em``) → aggregate key;
     - ``row_score``: the per-question key that is the question's headline ``score``;
     - ``prepare``: the model step, if any; ``describe(options)`` says what it ran with;
+    - ``unscaled``: aggregate keys that are not fractions, reported unscaled;
     - ``check(options)``: raise ``ValueError`` naming a bad option; ``defaults`` lists every
       option. Option ``model`` (when the metric takes one) names the configured model of
       the model step; ``None`` means no model.
@@ -61,6 +62,9 @@ class Metric:
     breakdowns: Mapping[str, Callable[[Row], list[str]]] = field(default_factory=dict)
     prepare: Prepare | None = None
     describe: Callable[[Options], dict[str, Any]] = lambda options: {}
+    #: aggregates that are not fractions (a statistic, a ratio, a mean count): the score file
+    #: gives them as they are, not as percentages
+    unscaled: tuple[str, ...] = ()
 
     def resolve_options(self, options: Options, name: str) -> dict[str, Any]:
         """The defaults updated with ``options``; an unknown option is an error naming it."""

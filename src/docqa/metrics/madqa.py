@@ -338,5 +338,6 @@ METRICS.register("madqa")(
         breakdowns=BREAKDOWNS,
         prepare=_prepare,
         describe=_describe,
+        unscaled=("kuiper", "wasted_effort_ratio", "effort_correct", "effort_incorrect"),
     )
 )

@@ -7,7 +7,7 @@ missing, so a broken upstream file is a clear error here rather than a blank cel
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,9 @@ class Scores:
     summary: dict[str, Any]
     breakdown: dict[str, dict[str, dict[str, Any]]]
     per_question: list[dict[str, Any]]
+    #: every aggregate of the metric (MADQA's ``x_doc``, ``kuiper``...) and their intervals
+    aggregate: dict[str, Any] = field(default_factory=dict)
+    aggregate_intervals: dict[str, Any] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -104,6 +107,8 @@ def load_scores(path: Path, runs_dir: Path | None = None) -> Scores:
         summary=summary,
         breakdown=data.get("breakdown", {}),
         per_question=data["per_question"],
+        aggregate=data.get("aggregate", {}),
+        aggregate_intervals=data.get("aggregate_intervals", {}),
     )
 
 

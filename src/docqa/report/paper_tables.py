@@ -29,7 +29,14 @@ METRIC_LABELS = {
     "page_recall": "Page recall",
     "page_precision": "Page precision",
     "page_f1": "Page F1",
+    # MADQA's official aggregates (docqa.metrics.madqa), as DocPilot's Table 4 names them
+    "x_page": "X-Page",
+    "x_doc": "X-Doc",
+    "citation_page_f1": "Page F1",
+    "kuiper": "Kuiper",
 }
+#: columns where lower is better (the best value is the lowest)
+LOWER_IS_BETTER = ("kuiper",)
 BREAKDOWN_COLUMNS = ("evidence_source", "kind")
 AVERAGE_LABEL = "Avg"
 
@@ -57,7 +64,8 @@ class TableSpec:
 
 @dataclass(frozen=True)
 class Column:
-    """``field``: a summary score (``overall``, ``num``…) or ``<breakdown>/<group>``."""
+    """``field``: a summary score (``overall``, ``num``…), another of the metric's aggregates
+    (MADQA's ``x_doc``, ``kuiper``), or ``<breakdown>/<group>``."""
 
     dataset: str
     field: str
@@ -90,6 +98,9 @@ def _value(run: Scores, name: str) -> tuple[float | None, tuple[float, float] | 
             return None, None
         interval = entry.get("interval")
         return entry.get("overall"), tuple(interval) if interval else None
+    if name not in run.summary and name in run.aggregate:
+        interval = run.aggregate_intervals.get(name)
+        return run.aggregate[name], tuple(interval) if interval else None
     interval = run.summary.get("intervals", {}).get(name)
     return run.summary.get(name), tuple(interval) if interval else None
 
@@ -179,15 +190,17 @@ def paper_table(
 
 
 def best_cells(table: PaperTable) -> set[tuple[int, int]]:
-    """(row, column) of the highest value per column as displayed (one decimal), ties all
-    marked; a column with fewer than two different values marks nothing."""
+    """(row, column) of the best value per column as displayed (one decimal): the highest, the
+    lowest in a :data:`LOWER_IS_BETTER` column; ties all marked; a column with fewer than two
+    different values marks nothing."""
     best: set[tuple[int, int]] = set()
     for c in range(len(table.columns)):
         values = {r: table.cells[r, c].value for r in range(len(table.rows))}
         shown = {r: round(value, 1) for r, value in values.items() if value is not None}
         if len(set(shown.values())) < 2:
             continue
-        top = max(shown.values())
+        lowest = table.columns[c].field in LOWER_IS_BETTER
+        top = min(shown.values()) if lowest else max(shown.values())
         best.update((r, c) for r, value in shown.items() if value == top)
     return best
 

@@ -73,6 +73,7 @@ METRIC_LABELS: dict[str, dict[str, str | None]] = {
     "docbench_judge": {**_JUDGED, "Overall": "Acc"},
     "finragbench_v_judge": {**_JUDGED, "Overall": "LasJ"},
     "slidevqa": {"Num": None, "F1": None, "Overall": "QA F1"},
+    "madqa": {**_JUDGED, "Overall": "Accuracy"},
 }
 
 

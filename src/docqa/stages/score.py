@@ -31,7 +31,8 @@ failed on), ``aggregate`` (all of the metric's aggregates) with ``aggregate_inte
 interval), ``bootstrap`` (how the intervals were drawn) and ``per_question``.
 
 Summary, aggregate and breakdown scores and their intervals are percentages rounded to 2
-decimals; per-question scores are fractions in [0, 1] rounded to 4 decimals; ``None``
+decimals (a metric's ``unscaled`` aggregates, such as MADQA's Kuiper statistic, as they are,
+to 4 decimals); per-question scores are fractions in [0, 1] rounded to 4 decimals; ``None``
 wherever a score is undefined.
 """
 
@@ -347,10 +348,12 @@ def _aggregates(
             "scorer": described,
         },
         "aggregate": {
-            key: _percent(value) if isinstance(value, float) else value
+            key: _scaled(value, key not in scorer.unscaled) if isinstance(value, float) else value
             for key, value in aggregate.items()
         },
-        "aggregate_intervals": {key: _interval(value) for key, value in intervals.items()},
+        "aggregate_intervals": {
+            key: _interval(value, key not in scorer.unscaled) for key, value in intervals.items()
+        },
         "breakdown": {
             name: _breakdown(rows, groups_of, statistic, headline)
             for name, groups_of in breakdowns.items()
@@ -461,5 +464,16 @@ def _percent(fraction: float | None) -> float | None:
     return None if fraction is None else round(100.0 * fraction, 2)
 
 
-def _interval(interval: tuple[float, float] | None) -> list[float] | None:
-    return None if interval is None else [round(100.0 * bound, 2) for bound in interval]
+def _scaled(value: float | None, percent: bool) -> float | None:
+    """A fraction as a percentage; another statistic as it is, to 4 decimals."""
+    if percent or value is None:
+        return _percent(value)
+    return round(value, 4)
+
+
+def _interval(
+    interval: tuple[float, float] | None, percent: bool = True
+) -> list[float] | None:
+    if interval is None:
+        return None
+    return [_scaled(bound, percent) for bound in interval]  # type: ignore[misc]
