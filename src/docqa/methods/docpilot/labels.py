@@ -94,8 +94,8 @@ def _set_page(env: DocumentEnv, raw: object) -> int:
     match = _SET_PAGE.fullmatch(raw) if isinstance(raw, str) else None
     if match is None:
         raise UnreadablePage(
-            'must hold pages written "D<document>:<page>" (such as "D1:2"): the pages of '
-            f"{len(env.members)} documents are numbered each from 1"
+            'must hold pages written "D<document>:<page>" (such as "D1:2"), each document\'s '
+            "pages numbered from 1"
         )
     written, number = f"D{int(match.group(1))}", int(match.group(2))
     member = next((m for m in env.members if m.label.upper() == written), None)
