@@ -1,18 +1,25 @@
 """The scripted side of the DocPilot tests (and of vanilla's and image_rag's): a real
-``Backend`` that answers from a list of replies, in order, and the orchestrator's reply format."""
+``Backend`` that answers from a list of replies, in order, and the orchestrator's reply format;
+and a second small document for the tests over a set of documents."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
+
+from PIL import Image, ImageDraw, ImageFont
 
 from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest
+from docqa.core.document import Document, Page
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods.base import DocumentEnv, Method, Models
-from helpers.acme import QUESTION
+from docqa.stages.render import render_document
+from docqa.text.ocr import ocr_page
+from helpers.acme import DRAW_DPI, QUESTION, RENDER_DPI
 from helpers.scripted_backend import ScriptedBackend, text_of
 
 
@@ -60,3 +67,42 @@ def summary_of(prediction: Prediction) -> dict[str, Any]:
     last = prediction.trace[-1]
     assert last["step"] == "summary"
     return last
+
+
+#: the second document of the DocPilot tests over a set (D2 after acme): its first page lists
+#: the fleet by depot
+FLEET_PAGES = [
+    [("Fleet by Depot", 80), ("Berlin 14 trucks", 60), ("Oslo 7 trucks", 60)],
+    [("Beta Logistics", 80), ("Annual summary 2023", 60)],
+    [("Depot Contacts", 80), ("Operations desk", 60)],
+]
+
+
+def build_fleet_document(folder: Path) -> DocumentEnv:
+    """A real three-page PDF ``fleet``, rendered (pages, thumbnails, a 2x2 overview grid) and
+    OCRed by docqa's own stages, as the acme document is (helpers/acme.py)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    images = []
+    for lines in FLEET_PAGES:
+        image = Image.new("RGB", (8 * DRAW_DPI, 9 * DRAW_DPI // 2), "white")
+        draw = ImageDraw.Draw(image)
+        y = 60
+        for text, size in lines:
+            draw.text((80, y), text, fill="black", font=ImageFont.load_default(size=size))
+            y += size + 40
+        images.append(image)
+    path = folder / "fleet.pdf"
+    images[0].save(path, save_all=True, append_images=images[1:], resolution=DRAW_DPI)
+    document = Document("fleet", str(path), len(FLEET_PAGES))
+    row = render_document(document, folder / "pages", RENDER_DPI, 160, (2, 2))
+    pages = [Page.from_dict(page) for page in row["pages"]]
+    elements = [e for p in pages for e in ocr_page(p.image, p.doc_id, p.index, p.dpi)]
+    texts = [
+        "\n".join(
+            e.text
+            for e in sorted(elements, key=lambda e: e.order)
+            if e.page == p.index and e.kind == "line"
+        )
+        for p in pages
+    ]
+    return DocumentEnv(document, pages, texts, {}, elements, row["overviews"])

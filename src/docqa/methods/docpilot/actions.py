@@ -11,17 +11,19 @@ Availability (decided here, the paper only says it is state-conditioned):
 - ``answer`` once a page has been read and, when Analyze is enabled, an Analyze has run since
   the last evidence came in: every answer is checked against the evidence it rests on.
 
-Arguments are JSON objects; page numbers are 1-based as models read them, 0-based after
+Arguments are JSON objects; pages are written as models read them (1-based numbers for one
+document, ``"D2:3"`` in a set: see ``labels``) and are the environment's positions after
 checking. Unknown keys are ignored; strings are cut at ``MAX_TEXT``; ``page`` and ``pages``
 stand for each other (one page is a list of one, a list of one is a page).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from docqa.methods.base import DocumentEnv
+from docqa.methods.docpilot import labels
 from docqa.methods.docpilot.state import AgentState
 
 ACTION_NAMES = ("navigate", "extract", "focus", "solve", "analyze", "answer")
@@ -71,10 +73,19 @@ class ActionSpec:
     #: a call with example arguments, and what the action does (for the orchestrator prompt)
     call: str
     purpose: str
+    #: the example call for a set of documents, where it names pages (empty: ``call``)
+    set_call: str = ""
+
+    def call_for(self, several: bool) -> str:
+        """The example call for one document, or for a set (``several``)."""
+        return self.set_call if several and self.set_call else self.call
 
     @property
     def usage(self) -> str:
-        return f"{self.call}: {self.purpose}"
+        return self.usage_for(False)
+
+    def usage_for(self, several: bool) -> str:
+        return f"{self.call_for(several)}: {self.purpose}"
 
 
 SPECS = {
@@ -96,12 +107,14 @@ SPECS = {
             'extract {"pages": [2, 5], "goal": "what to collect"}',
             'read candidate pages and collect evidence; with one page, "region": '
             "[x0, y0, x1, y1] (thousandths of the page) reads only that part",
+            'extract {"pages": ["D1:2", "D2:5"], "goal": "what to collect"}',
         ),
         ActionSpec(
             "focus",
             (Argument("page", "page"), Argument("goal", "text", required=False)),
             'focus {"page": 5, "goal": "what to inspect"}',
             "crop, zoom into or split a region of a candidate page to read its details",
+            'focus {"page": "D2:5", "goal": "what to inspect"}',
         ),
         ActionSpec(
             "solve",
@@ -140,9 +153,16 @@ def available_actions(state: AgentState, enabled: tuple[str, ...]) -> list[str]:
 
 
 def check_call(
-    action: str, raw: Any, state: AgentState, enabled: tuple[str, ...]
+    action: str,
+    raw: Any,
+    state: AgentState,
+    enabled: tuple[str, ...],
+    env: DocumentEnv | None = None,
 ) -> dict[str, Any]:
-    """The checked arguments of ``action`` (pages 0-based), or ``ActionError``."""
+    """The checked arguments of ``action`` (pages as the environment's positions), or
+    ``ActionError``. ``env`` names and reads the pages (None: one document of
+    ``state.num_pages`` pages)."""
+    several = env is not None and env.is_set
     if action not in enabled:
         names = ", ".join(enabled)
         raise ActionError(INVALID_ACTION, f"there is no action {action!r}; the actions are {names}")
@@ -162,11 +182,11 @@ def check_call(
                 raise ActionError(
                     BAD_ARGUMENTS,
                     f"{action} needs the argument {argument.name!r}; write it as "
-                    + SPECS[action].call,
+                    + SPECS[action].call_for(several),
                 )
             continue
-        arguments[argument.name] = _convert(action, argument, value, state.num_pages)
-    _check_pages(action, arguments, state)
+        arguments[argument.name] = _convert(action, argument, value, state.num_pages, env)
+    _check_pages(action, arguments, state, env)
     if action != "navigate" and state.is_repeat(action, arguments):
         raise ActionError(
             REPEATED_ACTION,
@@ -188,7 +208,9 @@ def _why_unavailable(action: str, state: AgentState, enabled: tuple[str, ...]) -
     return "read a page with extract first"
 
 
-def _convert(action: str, argument: Argument, value: Any, num_pages: int) -> Any:
+def _convert(
+    action: str, argument: Argument, value: Any, num_pages: int, env: DocumentEnv | None
+) -> Any:
     if argument.kind == "text":
         if isinstance(value, (dict, list)):
             raise ActionError(BAD_ARGUMENTS, f"{action}: {argument.name!r} must be a text")
@@ -196,7 +218,7 @@ def _convert(action: str, argument: Argument, value: Any, num_pages: int) -> Any
     if argument.kind == "box":
         return _box(action, argument.name, value)
     values = value if isinstance(value, list) else [value]
-    pages = [_page(action, argument.name, item, num_pages) for item in values]
+    pages = [_page(action, argument.name, item, num_pages, env) for item in values]
     if argument.kind == "page":
         if len(pages) != 1:
             raise ActionError(BAD_ARGUMENTS, f"{action}: {argument.name!r} must be one page")
@@ -204,23 +226,14 @@ def _convert(action: str, argument: Argument, value: Any, num_pages: int) -> Any
     return list(dict.fromkeys(pages))
 
 
-def _page(action: str, name: str, value: Any, num_pages: int) -> int:
-    """A 1-based page number as written by a model (``3``, ``"3"``, ``"p. 3"``) → 0-based."""
-    if isinstance(value, bool):
-        value = None
-    elif isinstance(value, float) and value.is_integer():
-        value = int(value)
-    elif isinstance(value, str):
-        match = re.fullmatch(r"\s*(?:p(?:age)?\.?\s*)?(-?\d+)\s*", value, re.IGNORECASE)
-        value = int(match.group(1)) if match else None
-    if not isinstance(value, int):
-        raise ActionError(BAD_ARGUMENTS, f"{action}: {name!r} must hold page numbers")
-    if not 1 <= value <= num_pages:
-        raise ActionError(
-            PAGE_OUT_OF_RANGE,
-            f"page {value} is outside the document, which has pages 1 to {num_pages}",
-        )
-    return value - 1
+def _page(action: str, name: str, value: Any, num_pages: int, env: DocumentEnv | None) -> int:
+    """One page as written by a model (``3``, ``"p. 3"``; ``"D2:3"`` in a set) → its position."""
+    try:
+        return labels.argument_page(env, value, num_pages)
+    except labels.UnreadablePage as error:
+        raise ActionError(BAD_ARGUMENTS, f"{action}: {name!r} {error}") from None
+    except labels.PageOutside as error:
+        raise ActionError(PAGE_OUT_OF_RANGE, str(error)) from None
 
 
 def _box(action: str, name: str, value: Any) -> tuple[int, int, int, int]:
@@ -237,15 +250,24 @@ def _box(action: str, name: str, value: Any) -> tuple[int, int, int, int]:
     return x0, y0, x1, y1
 
 
-def _check_pages(action: str, arguments: dict[str, Any], state: AgentState) -> None:
+def _check_pages(
+    action: str, arguments: dict[str, Any], state: AgentState, env: DocumentEnv | None
+) -> None:
     pages = arguments.get("pages", [arguments["page"]] if "page" in arguments else [])
     if "region" in arguments and len(pages) != 1:
         raise ActionError(BAD_ARGUMENTS, f"{action}: a region is read on one page at a time")
-    outside = [page + 1 for page in pages if page not in state.candidates]
+
+    def named(chosen: list[int]) -> str:
+        return (
+            labels.listing(env, chosen)
+            if env is not None
+            else ", ".join(str(page + 1) for page in chosen)
+        )
+
+    outside = [page for page in pages if page not in state.candidates]
     if outside:
-        shown = ", ".join(str(page + 1) for page in state.candidates)
         raise ActionError(
             BAD_ARGUMENTS,
-            f"{action}: page {', '.join(map(str, outside))} is not a candidate page "
-            f"(candidates: {shown}); navigate to pick it first",
+            f"{action}: page {named(outside)} is not a candidate page "
+            f"(candidates: {named(state.candidates)}); navigate to pick it first",
         )

@@ -9,27 +9,32 @@ read) so that it can judge coverage. A reply that says neither yes nor no to a q
 from __future__ import annotations
 
 from docqa.core.prediction import Usage
+from docqa.methods.docpilot import labels
 from docqa.methods.docpilot.actions import BAD_REPLY
-from docqa.methods.docpilot.context import Context, Observation, ask, page_list
+from docqa.methods.docpilot.context import Context, Observation, ask
 from docqa.methods.docpilot.parsing import parse_verdict
-from docqa.methods.docpilot.prompts import ANALYZER, ANALYZER_STOP, evidence_block
+from docqa.methods.docpilot.prompts import ANALYZER, ANALYZER_STOP, evidence_block, for_pages
 from docqa.methods.docpilot.state import Verdict
 
 
 def search_summary(ctx: Context) -> str:
-    state = ctx.state
+    state, env = ctx.state, ctx.env
     return (
         f"Search: {len(state.offered)} of {state.num_pages} pages shown to the navigator; "
-        f"candidates: {page_list(state.candidates)}; read: {page_list(state.read)}.\n"
+        f"candidates: {labels.listing(env, state.candidates)}; "
+        f"read: {labels.listing(env, state.read)}.\n"
     )
 
 
 async def analyze(ctx: Context, arguments: dict) -> Observation:
     candidate = arguments["answer"]
-    lines = [item.line(number) for number, item in enumerate(ctx.state.evidence, start=1)]
+    lines = [
+        item.line(number, ctx.env.page_label)
+        for number, item in enumerate(ctx.state.evidence, start=1)
+    ]
     prompt = (
-        f"{ANALYZER}Question: {ctx.question.question.strip()}\nCandidate answer: {candidate}\n"
-        f"{evidence_block(lines)}{search_summary(ctx)}Grounded:"
+        f"{for_pages(ANALYZER, ctx.env)}Question: {ctx.question.question.strip()}\n"
+        f"Candidate answer: {candidate}\n{evidence_block(lines)}{search_summary(ctx)}Grounded:"
     )
     usage = Usage()
     reply = await ask(

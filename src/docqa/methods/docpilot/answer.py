@@ -11,17 +11,20 @@ from docqa.core.prediction import Usage
 from docqa.methods.docpilot.actions import BAD_REPLY
 from docqa.methods.docpilot.context import Context, Observation, ask
 from docqa.methods.docpilot.parsing import first_line
-from docqa.methods.docpilot.prompts import ANSWER_STOP, ANSWERER, evidence_block
+from docqa.methods.docpilot.prompts import ANSWER_STOP, ANSWERER, evidence_block, for_pages
 
 
 async def answer(ctx: Context, arguments: dict) -> Observation:
     candidate = arguments["answer"]
-    lines = [item.line(number) for number, item in enumerate(ctx.state.evidence, start=1)]
+    lines = [
+        item.line(number, ctx.env.page_label)
+        for number, item in enumerate(ctx.state.evidence, start=1)
+    ]
     verdict = ctx.state.verdict
     check = f"Check: {verdict.describe()}\n" if verdict is not None else ""
     prompt = (
-        f"{ANSWERER}Question: {ctx.question.question.strip()}\n{evidence_block(lines)}"
-        f"Candidate answer: {candidate}\n{check}Answer:"
+        f"{for_pages(ANSWERER, ctx.env)}Question: {ctx.question.question.strip()}\n"
+        f"{evidence_block(lines)}Candidate answer: {candidate}\n{check}Answer:"
     )
     usage = Usage()
     reply = first_line(

@@ -119,8 +119,3 @@ def snippet(text: str, limit: int) -> str:
     if not flat:
         return "(no text)"
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
-
-
-def page_list(pages: list[int]) -> str:
-    """0-based pages as a reader counts them: ``2, 5``; ``none`` for no page."""
-    return ", ".join(str(page + 1) for page in pages) or "none"

@@ -4,8 +4,9 @@ At most ``max_pages_per_extract`` pages are read per call (the rest are named in
 observation so the agent can ask again). With a ``region`` (one page), the reader gets that
 part of the page (cut at the page's own dpi: zooming is Focus's job) and the OCR lines whose
 centre lies in it, and the facts keep the region's box. A fact is attributed to the page it
-names; one that names no page, or a page that was not read, is attributed to the single page
-read or, when several were, to none.
+names (``p. 3``; ``p. D2:3`` in a set of documents); one that names no page, or a page that
+was not read, is attributed to the single page read or, when several were, to none. A region
+is cut from the page's own document (``DocumentEnv.source``).
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from pathlib import Path
 
 from docqa.backends.request import Part
 from docqa.core.prediction import Usage
+from docqa.methods.docpilot import labels
 from docqa.methods.docpilot.actions import BAD_REPLY
-from docqa.methods.docpilot.context import Context, Observation, ask, page_list
+from docqa.methods.docpilot.context import Context, Observation, ask
 from docqa.methods.docpilot.crops import Region, crops_folder, render_region
 from docqa.methods.docpilot.elements import Box, page_lines
-from docqa.methods.docpilot.parsing import parse_facts
-from docqa.methods.docpilot.prompts import EXTRACTOR, FACTS_STOP
+from docqa.methods.docpilot.parsing import fact_lines
+from docqa.methods.docpilot.prompts import EXTRACTOR, FACTS_STOP, for_pages
 from docqa.methods.docpilot.state import EvidenceItem
 from docqa.methods.docpilot.tools import run_tool
 
@@ -32,10 +34,11 @@ async def extract(ctx: Context, arguments: dict) -> Observation:
     goal = arguments.get("goal") or ctx.question.question
     region = arguments.get("region")
     shown = [await _view(ctx, page, region) for page in pages]
-    parts: list[Part | str] = [EXTRACTOR]
+    parts: list[Part | str] = [for_pages(EXTRACTOR, ctx.env)]
     for page, (image, text) in zip(pages, shown, strict=True):
         where = f" (region {list(region)})" if region else ""
-        parts += [f"### Page {page + 1}{where}\n", Part.of_image(image, text or NO_TEXT)]
+        heading = f"### Page {labels.label(ctx.env, page)}{where}\n"
+        parts += [heading, Part.of_image(image, text or NO_TEXT)]
     parts.append(f"Question: {ctx.question.question.strip()}\nGoal: {goal}\nFacts:")
     usage = Usage()
     reply = await ask(ctx.client, parts, ctx.settings.role_tokens["extract"], FACTS_STOP, usage)
@@ -43,7 +46,9 @@ async def extract(ctx: Context, arguments: dict) -> Observation:
     items = facts_as_evidence(ctx, reply, pages, "extract", region)
     observation = record_facts(ctx, items, pages)
     if left:
-        observation.text += f"; not read (at most {limit} pages per call): {page_list(left)}"
+        observation.text += (
+            f"; not read (at most {limit} pages per call): {labels.listing(ctx.env, left)}"
+        )
     observation.usage = usage
     observation.images = [image for image, _ in shown]
     if not items and not _says_none(reply):
@@ -56,8 +61,9 @@ async def _view(ctx: Context, page: int, region: Box | None) -> tuple[str, str]:
     record = ctx.env.pages[page]
     if region is None:
         return record.image, ctx.env.page_texts[page][: ctx.settings.max_chars_per_page].strip()
-    folder = crops_folder(ctx.settings.crops_dir, ctx.env.document)
-    source = Path(ctx.env.document.path)
+    document, _ = ctx.env.source(page)
+    folder = crops_folder(ctx.settings.crops_dir, document)
+    source = Path(document.path)
     path, _, _ = await run_tool(render_region, source, record, Region(region, 1.0, "crop"), folder)
     lines = page_lines(ctx.env, page, region)
     return str(path), "\n".join(text for _, text in lines)[: ctx.settings.max_chars_per_page]
@@ -70,12 +76,13 @@ def facts_as_evidence(
     source: str,
     box: Box | None = None,
 ) -> list[EvidenceItem]:
-    """The facts of a reader's reply as evidence items from ``pages`` (0-based)."""
+    """The facts of a reader's reply as evidence items from ``pages`` (positions)."""
     items = []
-    for page, text in parse_facts(reply, ctx.settings.max_facts, 300):
-        if page is None or page - 1 not in pages:
-            page = pages[0] + 1 if len(pages) == 1 else None
-        where = None if page is None else page - 1
+    for written, text in fact_lines(reply, ctx.settings.max_facts, 300, ctx.env.is_set):
+        named = labels.read(ctx.env, written)[:1] if written is not None else []
+        where = named[0] if named and named[0] in pages else None
+        if where is None and len(pages) == 1:
+            where = pages[0]
         items.append(EvidenceItem(text, source, ctx.step, where, box))
     return items
 
@@ -84,12 +91,17 @@ def record_facts(ctx: Context, items: list[EvidenceItem], pages: list[int]) -> O
     """Add ``items`` to the evidence; the observation lists the new ones."""
     numbers = ctx.state.add_evidence(items)
     if numbers:
-        lines = [ctx.state.evidence[number - 1].line(number) for number in numbers]
+        lines = [
+            ctx.state.evidence[number - 1].line(number, ctx.env.page_label) for number in numbers
+        ]
         text = "new evidence: " + "; ".join(lines)
     elif items:
-        text = f"nothing new on p. {page_list(pages)} (the facts found are already in the evidence)"
+        text = (
+            f"nothing new on p. {labels.listing(ctx.env, pages)} (the facts found are already "
+            "in the evidence)"
+        )
     else:
-        text = f"no evidence found on p. {page_list(pages)}"
+        text = f"no evidence found on p. {labels.listing(ctx.env, pages)}"
     return Observation(text, pages=list(pages))
 
 

@@ -9,7 +9,9 @@ small print and chart labels that the page-level OCR missed or garbled come out 
 Decided here: a plan with no usable operation is replaced by one zoom on the whole page
 (counted as ``bad_reply``); a plan's regions beyond ``max_focus_crops`` are dropped; crops are
 written to ``crops_dir/<doc_id>-<hash of its path>/`` under names made of the page, box and
-dpi, so that a rerun writes the same files and the response cache recognises them.
+dpi, so that a rerun writes the same files and the response cache recognises them. Over a set
+of documents a crop comes from the page's own document and page (``DocumentEnv.source``), and
+goes to that document's folder.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import pytesseract
 
 from docqa.backends.request import Part
 from docqa.core.prediction import Usage
+from docqa.methods.docpilot import labels
 from docqa.methods.docpilot.actions import BAD_REPLY
 from docqa.methods.docpilot.context import Context, Observation, ask
 from docqa.methods.docpilot.crops import (
@@ -32,7 +35,13 @@ from docqa.methods.docpilot.crops import (
 from docqa.methods.docpilot.elements import page_lines, with_boxes
 from docqa.methods.docpilot.extract import facts_as_evidence, record_facts
 from docqa.methods.docpilot.parsing import first_json
-from docqa.methods.docpilot.prompts import FACTS_STOP, FOCUS_PLANNER, FOCUS_READER, FOCUS_STOP
+from docqa.methods.docpilot.prompts import (
+    FACTS_STOP,
+    FOCUS_PLANNER,
+    FOCUS_READER,
+    FOCUS_STOP,
+    for_pages,
+)
 from docqa.methods.docpilot.tools import run_tool
 from docqa.text.ocr import ocr_page
 
@@ -46,10 +55,11 @@ async def focus(ctx: Context, arguments: dict) -> Observation:
     usage = Usage()
     regions, plan_reply, fallbacks = await _plan(ctx, page, goal, usage)
     crops = await _render(ctx, page, regions)
-    parts: list[Part | str] = [FOCUS_READER]
+    name = labels.label(ctx.env, page)
+    parts: list[Part | str] = [for_pages(FOCUS_READER, ctx.env)]
     for number, (region, crop) in enumerate(zip(regions, crops, strict=True), start=1):
         parts += [
-            f"### Crop {number} of page {page + 1} ({region.operation})\n",
+            f"### Crop {number} of page {name} ({region.operation})\n",
             Part.of_image(crop["image"], "" if ctx.reads_images else crop["ocr_text"] or NO_TEXT),
         ]
     parts.append(f"Question: {ctx.question.question.strip()}\nGoal: {goal}\nFacts:")
@@ -59,7 +69,7 @@ async def focus(ctx: Context, arguments: dict) -> Observation:
     items = facts_as_evidence(ctx, reply, [page], "focus", _union(regions))
     observation = record_facts(ctx, items, [page])
     inspected = "; ".join(region.describe() for region in regions)
-    observation.text = f"inspected p. {page + 1}: {inspected}; {observation.text}"
+    observation.text = f"inspected p. {name}: {inspected}; {observation.text}"
     observation.usage = usage
     observation.images = [crop["image"] for crop in crops]
     observation.fallbacks = fallbacks
@@ -80,8 +90,8 @@ async def _plan(
     reply = await ask(
         ctx.client,
         [
-            FOCUS_PLANNER.format(max_ops=ctx.settings.max_focus_crops),
-            f"Page {page + 1}, its text lines with their boxes:\n",
+            for_pages(FOCUS_PLANNER, ctx.env).format(max_ops=ctx.settings.max_focus_crops),
+            f"Page {labels.label(ctx.env, page)}, its text lines with their boxes:\n",
             *shown,
             f"Goal: {goal}\nOperations:",
         ],
@@ -101,8 +111,10 @@ async def _plan(
 
 
 async def _render(ctx: Context, page: int, regions: list[Region]) -> list[dict]:
-    """Each region rendered, and (for a text-only model) OCRed at its own dpi."""
-    record, document = ctx.env.pages[page], ctx.env.document
+    """Each region rendered from the page's own document, and (for a text-only model) OCRed
+    at its own dpi."""
+    record = ctx.env.pages[page]
+    document, own_page = ctx.env.source(page)
     folder = crops_folder(ctx.settings.crops_dir, document)
     crops = []
     for region in regions:
@@ -110,7 +122,9 @@ async def _render(ctx: Context, page: int, regions: list[Region]) -> list[dict]:
             render_region, Path(document.path), record, region, folder
         )
         text = (
-            "" if ctx.reads_images else await run_tool(_crop_text, path, document.doc_id, page, dpi)
+            ""
+            if ctx.reads_images
+            else await run_tool(_crop_text, path, document.doc_id, own_page, dpi)
         )
         crops.append(
             {

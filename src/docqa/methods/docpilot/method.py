@@ -33,6 +33,7 @@ from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import UNANSWERABLE, Question
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.docpilot import labels
 from docqa.methods.docpilot.actions import (
     ACTION_NAMES,
     OPTIONAL_ACTIONS,
@@ -49,7 +50,6 @@ from docqa.methods.docpilot.context import (
     Observation,
     Settings,
     ask,
-    page_list,
     reads_images,
 )
 from docqa.methods.docpilot.crops import MAX_ZOOM
@@ -60,6 +60,7 @@ from docqa.methods.docpilot.navigate import navigate
 from docqa.methods.docpilot.parsing import parse_decision
 from docqa.methods.docpilot.prompts import (
     ORCHESTRATOR_STOP,
+    documents_text,
     evidence_block,
     orchestrator_header,
     orchestrator_prompt,
@@ -173,12 +174,16 @@ class DocPilot(Method):
             role_tokens=tokens,
         )
         self.header = orchestrator_header(enabled)
+        #: the header over a set of documents (pages written D2:3)
+        self.set_header = orchestrator_header(enabled, several=True)
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         settings, client = self.settings, models.main
         state = AgentState(len(env.pages))
         sees_images = bool(env.pages) and reads_images(client, env.pages[0].image)
         base = Context(question, env, client, state, settings, 0, sees_images)
+        header = self.set_header if env.is_set else self.header
+        documents = documents_text(env)
         trace: list[dict[str, Any]] = []
         history: list[str] = []
         usage = Usage()
@@ -193,11 +198,11 @@ class DocPilot(Method):
                 break
             steps = step = steps + 1
             prompt = orchestrator_prompt(
-                self.header,
+                header,
                 question.question,
-                state.num_pages,
+                documents,
                 history,
-                _state_block(state),
+                _state_block(state, env),
                 executed + 1,
                 settings.max_steps,
                 available,
@@ -233,7 +238,7 @@ class DocPilot(Method):
                 break
         trace.append(
             {
-                **summary(state, question, stop, steps, settings.enabled),
+                **summary(state, question, env, stop, steps, settings.enabled),
                 "executed_actions": executed,
                 "refused_calls": refused,
                 "empty_replies": usage.empty_replies,
@@ -255,7 +260,9 @@ class DocPilot(Method):
             decision = parse_decision(reply)
             thought, action = decision.thought, decision.action
             shown = decision.arguments if isinstance(decision.arguments, dict) else {}
-            arguments = check_call(action, decision.arguments, ctx.state, self.settings.enabled)
+            arguments = check_call(
+                action, decision.arguments, ctx.state, self.settings.enabled, ctx.env
+            )
         except ActionError as error:
             refused_call = True
             repeated = decision is not None and ctx.state.refuse(action, decision.arguments)
@@ -267,7 +274,7 @@ class DocPilot(Method):
                 f"error ({error.kind}): {error.message}", fallbacks=[error.kind]
             )
         else:
-            shown = _one_based(arguments)
+            shown = _as_written(arguments, ctx.env)
             observation = await MODULES[action](ctx, arguments)
             ctx.state.finish(action, arguments)
         record = {
@@ -285,28 +292,29 @@ class DocPilot(Method):
         return record, observation
 
 
-def _one_based(arguments: dict[str, Any]) -> dict[str, Any]:
-    """Checked arguments as the trace and the history show them: pages 1-based, JSON values."""
+def _as_written(arguments: dict[str, Any], env: DocumentEnv) -> dict[str, Any]:
+    """Checked arguments as the trace and the history show them: pages as models write them
+    (1-based; ``"D2:3"`` in a set), JSON values."""
     shown = dict(arguments)
     if "pages" in shown:
-        shown["pages"] = [page + 1 for page in shown["pages"]]
+        shown["pages"] = [labels.value(env, page) for page in shown["pages"]]
     if "page" in shown:
-        shown["page"] = shown["page"] + 1
+        shown["page"] = labels.value(env, shown["page"])
     if "region" in shown:
         shown["region"] = list(shown["region"])
     return shown
 
 
-def _state_block(state: AgentState) -> str:
+def _state_block(state: AgentState, env: DocumentEnv) -> str:
     """The persistent evidence state as the orchestrator reads it before each decision."""
     numbered = list(enumerate(state.evidence, start=1))
-    lines = [item.line(number) for number, item in numbered[-SHOWN_EVIDENCE:]]
+    lines = [item.line(number, env.page_label) for number, item in numbered[-SHOWN_EVIDENCE:]]
     if len(numbered) > SHOWN_EVIDENCE:
         lines.insert(0, f"({len(numbered) - SHOWN_EVIDENCE} earlier items not shown)")
 
     text = (
-        evidence_block(lines)
-        + f"Candidate pages: {page_list(state.candidates)}. Read: {page_list(state.read)}. "
+        evidence_block(lines) + f"Candidate pages: {labels.listing(env, state.candidates)}. "
+        f"Read: {labels.listing(env, state.read)}. "
         f"Shown to the navigator: {len(state.offered)} of {state.num_pages} pages."
     )
     if state.verdict is not None:

@@ -9,16 +9,23 @@ cover it all; the retriever hint is off by default because the paper's environme
 The navigator may pick any page shown in this round or picked before; other picks are dropped
 and counted (outside the document: ``page_out_of_range``; not shown: ``bad_reply``). A text-only
 model reads each grid or thumbnail as its OCR text: one line per page, ``p. N: <first words>``.
+
+Over a set of documents the rounds walk the documents' overviews in order (each grid holds one
+document's pages, numbered on the image as in that document), every page is named by its label
+(``p. D2:3: …``) and the navigator picks labels (``Pages: D2:3``). A grid is headed by its
+document's label and id; a reply with bare numbers to a round that showed one document's pages
+only is read as that document's pages (the numbers drawn on its grid).
 """
 
 from __future__ import annotations
 
 from docqa.backends.request import Part
 from docqa.core.prediction import Usage
+from docqa.methods.docpilot import labels
 from docqa.methods.docpilot.actions import BAD_REPLY, PAGE_OUT_OF_RANGE
-from docqa.methods.docpilot.context import Context, Observation, ask, page_list, snippet
-from docqa.methods.docpilot.parsing import parse_navigation
-from docqa.methods.docpilot.prompts import NAVIGATOR, NAVIGATOR_STOP
+from docqa.methods.docpilot.context import Context, Observation, ask, snippet
+from docqa.methods.docpilot.parsing import navigation_reply
+from docqa.methods.docpilot.prompts import NAVIGATOR, NAVIGATOR_STOP, for_pages
 
 
 def next_window(ctx: Context) -> tuple[list[int], str | None]:
@@ -46,20 +53,21 @@ async def navigate(ctx: Context, arguments: dict) -> Observation:
     query = arguments.get("query") or ctx.question.question
     window, overview = next_window(ctx)
     hints = hint_pages(ctx, query, window)
-    state = ctx.state
+    state, env = ctx.state, ctx.env
     parts: list[Part | str] = [
-        NAVIGATOR,
+        for_pages(NAVIGATOR, env),
         f"Question: {ctx.question.question.strip()}\nLooking for: {query}\n",
     ]
     if state.candidates:
-        parts.append(f"Candidates so far: {page_list(state.candidates)}\n")
+        parts.append(f"Candidates so far: {labels.listing(env, state.candidates)}\n")
     if overview is not None:
+        parts += _overview_heading(ctx, window)
         parts.append(Part.of_image(overview, _listing(ctx, window)))
     else:
-        parts += [_thumbnail(ctx, page) for page in window]
+        parts += [part for page in window for part in _thumbnail(ctx, page)]
     if hints:
         parts.append("Search results for the query:\n")
-        parts += [_thumbnail(ctx, page) for page in hints]
+        parts += [part for page in hints for part in _thumbnail(ctx, page)]
     parts.append("Pages:")
     thumbnails = hints if overview is not None else window + hints
     images = [overview] if overview is not None else []
@@ -71,27 +79,29 @@ async def navigate(ctx: Context, arguments: dict) -> Observation:
     )
     offered = window + hints
     state.offer(offered)
-    picked, more = parse_navigation(reply)
+    line, more = navigation_reply(reply)
+    # bare numbers name a set's pages only as the numbers drawn on one document's grid
+    within = labels.member_of(env, offered) if overview is not None else None
+    picked, outside = labels.picks(env, line, within) if line is not None else ([], [])
     fallbacks, notes = [], []
-    if picked is None:
+    if line is not None and not picked and not outside:
         fallbacks.append(BAD_REPLY)
         notes.append("the navigator named no page")
-        picked = []
     allowed = set(offered) | set(state.candidates)
-    outside = [page for page in picked if not 1 <= page <= state.num_pages]
-    not_shown = [page for page in picked if page not in outside and page - 1 not in allowed]
+    not_shown = [page for page in picked if page not in allowed]
     if outside:
         fallbacks.append(PAGE_OUT_OF_RANGE)
-        notes.append(f"ignored pages outside the document: {', '.join(map(str, outside))}")
+        where = "documents" if env.is_set else "document"
+        notes.append(f"ignored pages outside the {where}: {', '.join(outside)}")
     if not_shown:
         fallbacks.append(BAD_REPLY)
-        notes.append(f"ignored pages not shown: {', '.join(map(str, not_shown))}")
-    chosen = [page - 1 for page in picked if page - 1 in allowed]
+        notes.append(f"ignored pages not shown: {labels.listing(env, not_shown)}")
+    chosen = [page for page in picked if page in allowed]
     new = [page for page in chosen if page not in state.candidates]
     state.add_round(chosen)
 
-    text = f"candidate pages: {page_list(state.candidates)}"
-    text += f" (new: {page_list(new)})" if new else " (no new page)"
+    text = f"candidate pages: {labels.listing(env, state.candidates)}"
+    text += f" (new: {labels.listing(env, new)})" if new else " (no new page)"
     text += f"; shown to the navigator: {len(state.offered)} of {state.num_pages} pages"
     if more and state.unoffered():
         text += "; the navigator asks to see more pages"
@@ -103,13 +113,29 @@ async def navigate(ctx: Context, arguments: dict) -> Observation:
         images=images,
         usage=usage,
         fallbacks=fallbacks,
-        details={"round": len(state.rounds), "picked": [page + 1 for page in chosen]},
+        details={
+            "round": len(state.rounds),
+            "picked": [labels.value(env, page) for page in chosen],
+        },
     )
+
+
+def _overview_heading(ctx: Context, pages: list[int]) -> list[Part | str]:
+    """Over a set: which document an overview grid shows (its pages are numbered on the image
+    as in that document); nothing for one document."""
+    if not ctx.env.is_set:
+        return []
+    member = ctx.env.member(pages[0])
+    return [
+        f"Overview of {member.label} ({member.document.doc_id}), its pages numbered as in that "
+        f"document ({member.label}:1 is its page 1):\n"
+    ]
 
 
 def _listing(ctx: Context, pages: list[int]) -> str:
     return "\n".join(
-        f"p. {page + 1}: {snippet(ctx.env.page_texts[page], ctx.settings.snippet_chars)}"
+        f"p. {labels.label(ctx.env, page)}: "
+        f"{snippet(ctx.env.page_texts[page], ctx.settings.snippet_chars)}"
         for page in pages
     )
 
@@ -119,5 +145,10 @@ def _thumbnail_path(ctx: Context, page: int) -> str:
     return record.thumbnail or record.image
 
 
-def _thumbnail(ctx: Context, page: int) -> Part:
-    return Part.of_image(_thumbnail_path(ctx, page), _listing(ctx, [page]))
+def _thumbnail(ctx: Context, page: int) -> list[Part | str]:
+    """A page's thumbnail (its OCR listing line for a text-only model); over a set, a model
+    that sees images is told its label first, since nothing on the image names it."""
+    heading: list[Part | str] = (
+        [f"p. {labels.label(ctx.env, page)}:\n"] if ctx.env.is_set and ctx.reads_images else []
+    )
+    return [*heading, Part.of_image(_thumbnail_path(ctx, page), _listing(ctx, [page]))]

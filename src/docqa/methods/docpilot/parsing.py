@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docqa.methods.docpilot.actions import BAD_ARGUMENTS, INVALID_ACTION, ActionError
+from docqa.methods.page_labels import page_numbers
 
 _ACTION = re.compile(r"^\s*\**action\**\s*[:=]\s*\**\s*([A-Za-z_]+)", re.IGNORECASE | re.MULTILINE)
 _ARGUMENTS = re.compile(
@@ -20,6 +21,11 @@ _ARGUMENTS = re.compile(
 )
 _THOUGHT = re.compile(r"^\s*\**thought\**\s*[:=]\s*(.*)$", re.IGNORECASE | re.MULTILINE)
 _NONE = re.compile(r"^\W*(none|nothing|no relevant|n/?a)\b", re.IGNORECASE)
+_FACT_NUMBER = re.compile(r"(?i)^(?:\[?\s*)?p(?:age)?\.?\s*(\d+)\s*\]?\s*[:\-–)]\s*(.+)$")
+_FACT_LABEL = re.compile(
+    r"(?i)^(?:\[?\s*)?(?:p(?:age)?\.?\s*)?(D\d+\s*(?::|,)?\s*(?:p(?:age)?\.?\s*)?\d+)\s*\]?\s*"
+    r"[:\-–)]\s*(.+)$"
+)
 
 
 @dataclass(frozen=True)
@@ -73,31 +79,23 @@ def first_json(text: str, opener: str) -> Any:
     return None
 
 
-def page_numbers(text: str) -> list[int]:
-    """The page numbers written in ``text`` (``2, 5``, ``p. 2 and p. 5``, ``[2, 5]``), in order,
-    each once; a range ``3-5`` counts its pages."""
-    pages: list[int] = []
-    for first, last in _ranges(text):
-        pages += range(first, last + 1)
-    return list(dict.fromkeys(pages))
-
-
-def _ranges(text: str) -> list[tuple[int, int]]:
-    found = []
-    for match in re.finditer(r"(\d+)(?:\s*(?:-|–)\s*(\d+))?", text):
-        first = int(match.group(1))
-        last = int(match.group(2)) if match.group(2) else first
-        found.append((first, last if 0 <= last - first <= 50 else first))
-    return found
-
-
-def parse_navigation(reply: str) -> tuple[list[int] | None, bool]:
-    """(pages picked, 1-based; None when the reply names no page line at all, asks for more)."""
+def navigation_reply(reply: str) -> tuple[str | None, bool]:
+    """(the navigator's picks line as written, None when it says it picks none; whether it
+    asks for more pages). The caller reads the pages in the line."""
     lines = reply.strip().splitlines() or [""]
     more = bool(re.search(r"more\s*[:=]\s*yes", reply, re.IGNORECASE))
     first = re.sub(r"(?i)^\s*pages?\s*[:=]", "", lines[0])
     first = re.split(r"(?i)\bmore\s*[:=]", first)[0]
     if _NONE.match(first.strip()):
+        return None, more
+    return first, more
+
+
+def parse_navigation(reply: str) -> tuple[list[int] | None, bool]:
+    """(pages picked, 1-based page numbers of one document; None when the reply names no
+    page line at all, asks for more)."""
+    first, more = navigation_reply(reply)
+    if first is None:
         return [], more
     pages = page_numbers(first)
     return (pages or None), more
@@ -106,18 +104,31 @@ def parse_navigation(reply: str) -> tuple[list[int] | None, bool]:
 def parse_facts(reply: str, max_facts: int, max_chars: int) -> list[tuple[int | None, str]]:
     """Facts as (1-based page or None, text), one per line of ``p. N: fact``; lines without a
     page are kept without one; ``none`` ends the list."""
-    facts = []
+    return [
+        (None if written is None else int(written), text)
+        for written, text in fact_lines(reply, max_facts, max_chars)
+    ]
+
+
+def fact_lines(
+    reply: str, max_facts: int, max_chars: int, several: bool = False
+) -> list[tuple[str | None, str]]:
+    """Facts as (the page as written or None, text), one per line of ``p. N: fact`` (in a set
+    of documents, ``several``: ``p. D2:3: fact`` or ``D2:3: fact``; a bare number is kept as
+    written and a set's reader finds no page in it); ``none`` ends the list."""
+    patterns = (_FACT_LABEL, _FACT_NUMBER) if several else (_FACT_NUMBER,)
+    facts: list[tuple[str | None, str]] = []
     for line in reply.splitlines():
         line = line.strip().lstrip("-*•").strip()
         if not line:
             continue
         if _NONE.match(line):
             break
-        match = re.match(r"(?i)^(?:\[?\s*)?p(?:age)?\.?\s*(\d+)\s*\]?\s*[:\-–)]\s*(.+)$", line)
-        page, text = (int(match.group(1)), match.group(2)) if match else (None, line)
+        match = next((m for m in (p.match(line) for p in patterns) if m is not None), None)
+        written, text = (match.group(1), match.group(2)) if match else (None, line)
         text = " ".join(text.split())[:max_chars]
         if text:
-            facts.append((page, text))
+            facts.append((written, text))
         if len(facts) == max_facts:
             break
     return facts

@@ -8,7 +8,11 @@ not answer; the solver writes deterministic Python over the supplied evidence; A
 grounding and search coverage; the answer agent answers concisely from the evidence with a
 fallback rule. Each prompt carries one short invented example in the same layout as the real
 request, so that base models (the embedded default is one) can follow it too. Pages are
-numbered from 1 wherever a model reads or writes them.
+numbered from 1 wherever a model reads or writes them; over a set of documents each page is
+written with its document (``D2:3``: page 3 of the second document), and every prompt has a
+variant for a set (``for_pages``) whose instructions and example say so. A set's variant
+changes only what names pages: its first 40 characters, which tell the roles apart
+(``docqa.training.teacher``), are the one-document prompt's.
 """
 
 from __future__ import annotations
@@ -17,7 +21,10 @@ import json
 from typing import Any
 
 from docqa.core.question import UNANSWERABLE
+from docqa.methods.base import DocumentEnv
+from docqa.methods.docpilot import labels
 from docqa.methods.docpilot.actions import SPECS
+from docqa.methods.document_set import legend
 
 ORCHESTRATOR = (
     "You are DocPilot. You answer a question about a document by taking one action at a time "
@@ -70,6 +77,42 @@ EXAMPLE_STEPS: tuple[tuple[tuple[str, ...], str, str, dict[str, Any], str], ...]
 )
 
 
+#: the documents of the example over a set (its pages: D1's 9 and D2's 5)
+EXAMPLE_LEGEND = "D1: staff-report (9 pages)\nD2: budget-2023 (5 pages)\n"
+#: what changes in the example's texts over a set: page 4 is D1:4
+_EXAMPLE_SET_TEXTS = {
+    "candidate pages: 4 (new: 4); shown to the navigator: 9 of 9 pages": (
+        "candidate pages: D1:4 (new: D1:4); shown to the navigator: 14 of 14 pages"
+    ),
+    "Page 4 should": "Page D1:4 should",
+    "p. 4 (extract)": "p. D1:4 (extract)",
+}
+
+
+def example_steps(
+    several: bool,
+) -> tuple[tuple[tuple[str, ...], str, str, dict[str, Any], str], ...]:
+    """The example trajectory, for one document or over a set (pages written ``D1:4``)."""
+    if not several:
+        return EXAMPLE_STEPS
+
+    def relabel(text: str) -> str:
+        for old, new in _EXAMPLE_SET_TEXTS.items():
+            text = text.replace(old, new)
+        return text
+
+    return tuple(
+        (
+            available,
+            relabel(thought),
+            action,
+            {key: ["D1:4"] if key == "pages" else value for key, value in arguments.items()},
+            relabel(observation),
+        )
+        for available, thought, action, arguments, observation in EXAMPLE_STEPS
+    )
+
+
 def step_text(
     number: int,
     available: list[str] | tuple[str, ...],
@@ -87,12 +130,13 @@ def step_text(
     return text + (f"Observation: {observation}\n" if observation else "")
 
 
-def orchestrator_header(enabled: tuple[str, ...]) -> str:
+def orchestrator_header(enabled: tuple[str, ...], several: bool = False) -> str:
     """The instructions and the example trajectory for this set of actions (an ablation's
-    example leaves its missing actions out)."""
-    actions = "\n".join(f"- {SPECS[name].usage}" for name in SPECS if name in enabled)
+    example leaves its missing actions out); ``several``: for a question over a set of
+    documents (pages written ``D2:3``)."""
+    actions = "\n".join(f"- {SPECS[name].usage_for(several)}" for name in SPECS if name in enabled)
     steps = []
-    for available, thought, action, arguments, observation in EXAMPLE_STEPS:
+    for available, thought, action, arguments, observation in example_steps(several):
         if action not in enabled:
             continue
         shown = [
@@ -102,24 +146,44 @@ def orchestrator_header(enabled: tuple[str, ...]) -> str:
         ]
         steps.append((list(dict.fromkeys(shown)), thought, action, arguments, observation))
     example = "".join(step_text(n, *step) for n, step in enumerate(steps, start=1))
+    documents = (
+        _documents_text(EXAMPLE_LEGEND) if several else f"Document: {EXAMPLE_PAGES} pages.\n"
+    )
+    opening = ORCHESTRATOR_SET if several else ORCHESTRATOR
     return (
-        ORCHESTRATOR.format(actions=actions)
-        + f"Example\nQuestion: {EXAMPLE_QUESTION}\nDocument: {EXAMPLE_PAGES} pages.\n{example}\n"
+        opening.format(actions=actions)
+        + f"Example\nQuestion: {EXAMPLE_QUESTION}\n{documents}{example}\n"
+    )
+
+
+def documents_text(env: DocumentEnv) -> str:
+    """What the orchestrator is reading: ``Document: 12 pages.``, or a set's documents (their
+    labels, ids and pages) and how its pages are written."""
+    if not env.is_set:
+        return f"Document: {len(env.pages)} pages.\n"
+    return _documents_text(legend(env))
+
+
+def _documents_text(listed: str) -> str:
+    return (
+        f"Documents:\n{listed}Pages are written D<document>:<page> (D2:3 is page 3 of D2), "
+        "each document's pages numbered from 1.\n"
     )
 
 
 def orchestrator_prompt(
     header: str,
     question: str,
-    num_pages: int,
+    documents: str,
     history: list[str],
     state: str,
     step: int,
     max_steps: int,
     available: list[str],
 ) -> str:
+    """``documents``: what the orchestrator is reading (``documents_text``)."""
     return (
-        f"{header}Question: {question.strip()}\nDocument: {num_pages} pages.\n"
+        f"{header}Question: {question.strip()}\n{documents}"
         + "".join(history)
         + f"{state}\nStep {step} of {max_steps}. Available: {', '.join(available)}\nThought:"
     )
@@ -209,3 +273,70 @@ ANSWER_STOP = ("\n",)
 
 def evidence_block(lines: list[str]) -> str:
     return "Evidence:\n" + ("\n".join(lines) if lines else "(none yet)") + "\n"
+
+
+def _relabel(prompt: str, changes: dict[str, str]) -> str:
+    """``prompt`` with each of ``changes`` made (every text it names must be there)."""
+    for old, new in changes.items():
+        if old not in prompt:
+            raise ValueError(f"the prompt has no {old!r} to change for a set of documents")
+        prompt = prompt.replace(old, new)
+    return prompt
+
+
+_SET_FACTS = 'as "p. D<document>:<page>: fact"'
+ORCHESTRATOR_SET = _relabel(
+    ORCHESTRATOR,
+    {
+        "about a document": "about a set of documents",
+        "pages are numbered from 1": labels.numbering(several=True),
+    },
+)
+#: each module prompt → its variant over a set of documents
+SET_PROMPTS = {
+    NAVIGATOR: _relabel(
+        NAVIGATOR,
+        {
+            '"Pages:" with the page numbers (or none)': (
+                '"Pages:" with the pages, each written D<document>:<page> (or none)'
+            ),
+            "p. 1: Annual report 2021\np. 2: Quarterly sales Q1 120 Q2 135\np. 3: Team structure\n"
+            "Pages: 2\n": "p. D1:1: Annual report 2021\np. D1:2: Quarterly sales Q1 120 Q2 135\n"
+            "p. D2:1: Team structure\nPages: D1:2\n",
+        },
+    ),
+    EXTRACTOR: _relabel(
+        EXTRACTOR,
+        {
+            'as "p. N: fact"': _SET_FACTS,
+            "### Page 4\n": "### Page D1:4\n",
+            "p. 4: Engineering": "p. D1:4: Engineering",
+            "p. 4: Design": "p. D1:4: Design",
+        },
+    ),
+    FOCUS_PLANNER: _relabel(FOCUS_PLANNER, {"Page 6, its": "Page D1:6, its"}),
+    FOCUS_READER: _relabel(
+        FOCUS_READER,
+        {
+            'as "p. N: fact"': _SET_FACTS,
+            "of page 6 (zoom)": "of page D1:6 (zoom)",
+            "p. 6: 2021": "p. D1:6: 2021",
+        },
+    ),
+    SOLVER: _relabel(SOLVER, {'"page": 4,': '"page": "D1:4",'}),
+    ANALYZER: _relabel(
+        ANALYZER,
+        {
+            "enough of the document ": "enough of the documents ",
+            "[1] p. 2 (extract)": "[1] p. D1:2 (extract)",
+            "candidates: 2; read: 2.": "candidates: D1:2; read: D1:2.",
+        },
+    ),
+    ANSWERER: _relabel(ANSWERER, {"p. 4 (extract)": "p. D1:4 (extract)"}),
+}
+
+
+def for_pages(prompt: str, env: DocumentEnv) -> str:
+    """A module's prompt as ``env`` names its pages: the prompt itself for one document, its
+    set variant (``SET_PROMPTS``) over several."""
+    return SET_PROMPTS[prompt] if env.is_set else prompt

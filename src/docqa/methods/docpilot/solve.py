@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 
 from docqa.core.prediction import Usage
+from docqa.methods.docpilot import labels
 from docqa.methods.docpilot.actions import BAD_REPLY
 from docqa.methods.docpilot.context import Context, Observation, ask
 from docqa.methods.docpilot.parsing import code_block
-from docqa.methods.docpilot.prompts import SOLVER, SOLVER_STOP
+from docqa.methods.docpilot.prompts import SOLVER, SOLVER_STOP, for_pages
 from docqa.methods.docpilot.state import EvidenceItem
 from docqa.methods.docpilot.tools import run_tool
 from docqa.sandbox import SandboxUnavailable, isolation, run_python
@@ -26,8 +27,16 @@ async def solve(ctx: Context, arguments: dict) -> Observation:
     if not here.available:  # asking the solver would be wasted: nothing can run its code
         return _unavailable(SandboxUnavailable(here.reason), Usage(), None)
     task = arguments["task"]
-    inputs = [item.as_input(number) for number, item in enumerate(ctx.state.evidence, start=1)]
-    prompt = SOLVER.format(task=task, evidence=json.dumps(inputs, ensure_ascii=False))
+
+    def page_value(page: int) -> int | str:
+        return labels.value(ctx.env, page)
+
+    inputs = [
+        item.as_input(number, page_value) for number, item in enumerate(ctx.state.evidence, start=1)
+    ]
+    prompt = for_pages(SOLVER, ctx.env).format(
+        task=task, evidence=json.dumps(inputs, ensure_ascii=False)
+    )
     usage = Usage()
     reply = await ask(ctx.client, [prompt], ctx.settings.role_tokens["solve"], SOLVER_STOP, usage)
     code = code_block(reply)

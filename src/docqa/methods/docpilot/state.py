@@ -1,14 +1,21 @@
 """The agent's persistent state: what it has been shown, picked, read and concluded so far.
 
-Pages are 0-based here; they become 1-based only where a model reads or writes them.
+Pages are the environment's positions here (0-based; end to end over a set of documents); they
+become page labels (``labels``: ``3``, ``D2:3``) only where a model reads or writes them.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+
+def _one_based(page: int) -> int:
+    """A page of one document as models read it, when no environment names it."""
+    return page + 1
 
 
 @dataclass(frozen=True)
@@ -22,10 +29,11 @@ class EvidenceItem:
     page: int | None = None
     box: tuple[int, int, int, int] | None = None
 
-    def line(self, number: int) -> str:
-        """The item as models read it: ``[3] p. 5 (focus): …``."""
+    def line(self, number: int, name: Callable[[int], int | str] = _one_based) -> str:
+        """The item as models read it: ``[3] p. 5 (focus): …``; ``name`` labels its page
+        (``DocumentEnv.page_label``: ``p. D2:5`` in a set)."""
         where = (
-            f"p. {self.page + 1}"
+            f"p. {name(self.page)}"
             if self.page is not None
             else "computed"
             if self.source == "solve"
@@ -33,11 +41,14 @@ class EvidenceItem:
         )
         return f"[{number}] {where} ({self.source}): {self.content}"
 
-    def as_input(self, number: int) -> dict[str, Any]:
-        """The item as a Solve program reads it in ``evidence``."""
+    def as_input(
+        self, number: int, value: Callable[[int], int | str] = _one_based
+    ) -> dict[str, Any]:
+        """The item as a Solve program reads it in ``evidence``; ``value`` gives its page's
+        JSON value (``labels.value``: the number, or ``"D2:5"`` in a set)."""
         return {
             "id": number,
-            "page": None if self.page is None else self.page + 1,
+            "page": None if self.page is None else value(self.page),
             "source": self.source,
             "content": self.content,
         }
