@@ -135,6 +135,33 @@ def test_ask_answers_then_answers_again_from_the_cache(finished_run: Path) -> No
     assert set(stages) == {"render", "text", "index/bm25"}
 
 
+def test_ask_over_two_documents_answers_once_over_both(finished_run: Path) -> None:
+    work = finished_run
+    mine = work.parent / "mine"
+    vicksburg, crazy = str(mine / "vicksburg.pdf"), str(mine / "crazyones.pdf")
+    # the same file twice counts once
+    together = ask(work, crazy, vicksburg, crazy, "Which city is under siege?", "--json")
+    assert together.returncode == 0, together.stderr[-3000:]
+    lines = together.stdout.splitlines()
+    assert len(lines) == 1  # one answer over the set
+    answer = json.loads(lines[0])
+    assert answer["error"] == ""
+    assert answer["document"] == f"{crazy}, {vicksburg}"
+    assert answer["pages"] == []
+    assert answer["document_pages"]
+    assert {item["document"] for item in answer["document_pages"]} <= {crazy, vicksburg}
+    trace = Path(work / answer["trace"]).read_text()
+    assert "page D" in trace  # thumbnails named D1:1, D2:3...
+    assert "crazyones" in trace
+    assert "vicksburg" in trace
+    each = ask(work, crazy, vicksburg, "Which city is under siege?", "--json", "--each")
+    assert each.returncode == 0, each.stderr[-3000:]
+    assert [json.loads(line)["document"] for line in each.stdout.splitlines()] == [
+        crazy,
+        vicksburg,
+    ]
+
+
 def test_ask_refuses_broken_files_in_one_line(finished_run: Path, tmp_path: Path) -> None:
     work = finished_run
     encrypted = ask(work, str(REAL / "local_encrypted.pdf"), "What is in it?")

@@ -15,11 +15,13 @@ renders nor reads its text again. Each question is run under
 ``trace.html``. A model that is not prepared yet is prepared into ``results/models/<name>/``
 first, as the DAG's ``prepare_model`` rule does (the embedded default: about 2 minutes, once).
 
-Several documents: the question is asked of each one in turn (questions over several documents
-do not exist yet). Output: per document the answer, the pages used (1-based) and the trace page;
-``--json`` prints one JSON object per document per line instead. Progress and logs go to stderr.
-Exit status: 0 when every document was answered; 1 when one could not be read (one line saying
-why) or its question failed; 2 for a config or usage error.
+Several documents: one question over all of them (:mod:`docqa.methods.document_set`; each
+document is prepared in its own cache folder, and :mod:`docqa.ask_set` joins them for the
+question; a file given twice counts once); ``--each`` asks each document on its own instead.
+Output: the answer, the pages used (1-based; over several documents each named by its file) and
+the trace page; ``--json`` prints one JSON object a line instead. Progress and logs go to
+stderr. Exit status: 0 when every question was answered; 1 when a document could not be read
+(one line saying why) or the question failed; 2 for a config or usage error.
 """
 
 from __future__ import annotations
@@ -61,13 +63,16 @@ class AskError(Exception):
 
 @dataclass
 class Answered:
-    """One document's answer, as printed and as ``--json`` writes it."""
+    """One answer (about one document, or over several), as printed and as ``--json`` writes
+    it."""
 
     document: str
     doc_id: str
     question: str
     answer: str = ""
     pages: list[int] = field(default_factory=list)  # 1-based
+    #: over several documents: the pages used as {document, page (1-based)}
+    document_pages: list[dict[str, Any]] = field(default_factory=list)
     trace: str = ""
     cache: str = ""
     cached: list[str] = field(default_factory=list)  # stages skipped as already done
@@ -82,8 +87,9 @@ def register(commands: Any) -> None:
     parser = commands.add_parser(
         "ask",
         help="answer one question about your own PDF(s) or page images",
-        description="Answer QUESTION about each DOCUMENT with a configured method and model, "
-        "through the pipeline's stages; the prepared document is cached under results/ask/.",
+        description="Answer QUESTION about the DOCUMENT(s) with a configured method and model, "
+        "through the pipeline's stages; several documents are asked as one set (--each: one "
+        "by one); each prepared document is cached under results/ask/.",
     )
     parser.add_argument(
         "items", nargs="+", metavar="DOCUMENT... QUESTION", help="document(s), then the question"
@@ -91,7 +97,12 @@ def register(commands: Any) -> None:
     parser.add_argument("--method", default="text_rag_top1", help="a method of the config")
     parser.add_argument("--model", default=None, help="a model of the config (default: its first)")
     parser.add_argument("--config", type=Path, default=Path("config/config.yaml"))
-    parser.add_argument("--json", action="store_true", help="print one JSON object per document")
+    parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")
+    parser.add_argument(
+        "--each",
+        action="store_true",
+        help="ask each document on its own (default: one question over all of them)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -106,19 +117,30 @@ def run(args: argparse.Namespace) -> int:
     except AskError as error:
         print(f"docqa ask: {error}", file=sys.stderr)
         return 2
+    asks: list[tuple[str, Callable[[], Answered]]]
+    if args.each or len(documents) == 1:
+        asks = [
+            (d, lambda d=d: ask(Path(d), question, config, method, model))  # type: ignore[misc]
+            for d in documents
+        ]
+    else:
+        paths = [Path(d) for d in documents]
+        asks = [
+            (", ".join(documents), lambda: ask_together(paths, question, config, method, model))
+        ]
     status = 0
-    for document in documents:
+    for shown, asking in asks:
         started = time.monotonic()
         try:
             # whatever a library prints goes to stderr: stdout carries only the answers
             with contextlib.redirect_stdout(sys.stderr):
-                answered = ask(Path(document), question, config, method, model)
+                answered = asking()
         except AskError as error:
-            answered = Answered(document, "", question, error=str(error))
+            answered = Answered(shown, "", question, error=str(error))
         answered.seconds = round(time.monotonic() - started, 2)
         if answered.error:
             status = 1
-            print(f"docqa ask: {document}: {answered.error}", file=sys.stderr)
+            print(f"docqa ask: {shown}: {answered.error}", file=sys.stderr)
         if args.json:
             print(json.dumps(answered.to_dict(), ensure_ascii=False), flush=True)
         elif not answered.error:
@@ -150,8 +172,25 @@ def pick(config: dict[str, Any], method: str, model: str | None) -> tuple[str, s
     return method, model
 
 
-def ask(path: Path, question: str, config: dict[str, Any], method: str, model: str) -> Answered:
-    """Prepare ``path`` (or reuse its cache) and answer ``question`` with method and model."""
+@dataclass
+class Prepared:
+    """One document made ready to be asked about: its cache folder and the files and folders the
+    infer stage reads (rendered pages, text, each retriever's indexes, SlideAgent's knowledge)."""
+
+    path: Path
+    cache: Path
+    doc_id: str
+    documents: Path
+    pages_dir: Path
+    text_dir: Path
+    index_dirs: dict[str, Path]
+    knowledge: Path | None
+    cached: list[str]
+
+
+def prepare(path: Path, config: dict[str, Any], method: str, model: str) -> Prepared:
+    """Prepare ``path`` for ``method`` and ``model`` (or reuse its cache): the stages the
+    pipeline's rules run before infer."""
     from docqa.datasets.local import inspect_document, place_document
 
     try:
@@ -174,7 +213,6 @@ def ask(path: Path, question: str, config: dict[str, Any], method: str, model: s
         placed = place_document(doc_id, source, cache / "data" / "docs", None)
         write_jsonl(documents, [placed.to_dict()])
     log.info("document %s: cached under %s", path, cache)
-    answered = Answered(str(path), doc_id, question, cache=str(cache))
 
     method_config = config["methods"][method]
     retrievers = _retrievers(config, method_config)
@@ -182,35 +220,77 @@ def ask(path: Path, question: str, config: dict[str, Any], method: str, model: s
     _render(stages, documents, pages_dir, config["render"])
     _page_text(stages, documents, pages_dir, text_dir, config["text"])
     index_dirs = _index(stages, cache, retrievers, pages_dir, text_dir)
-    folders = {
-        name: _model_folder(name, config["models"][name]) for name in _models(config, method, model)
-    }
-    threads = {"threads": os.cpu_count() or 1}
     knowledge = None
     if method_config.get("type") == "slideagent":
-        knowledge = _knowledge(stages, cache, config, model, folders[model], threads)
-    answered.cached = stages.skipped
+        folder = _model_folder(model, config["models"][model])
+        knowledge = _knowledge(stages, cache, config, model, folder, _threads())
+    return Prepared(
+        path, cache, doc_id, documents, pages_dir, text_dir, index_dirs, knowledge, stages.skipped
+    )
 
+
+def ask(path: Path, question: str, config: dict[str, Any], method: str, model: str) -> Answered:
+    """Prepare ``path`` (or reuse its cache) and answer ``question`` with method and model."""
+    return answer([prepare(path, config, method, model)], question, config, method, model)
+
+
+def ask_together(
+    paths: list[Path], question: str, config: dict[str, Any], method: str, model: str
+) -> Answered:
+    """Prepare each of ``paths`` and answer ``question`` over all of them at once (a question
+    over several documents, :mod:`docqa.methods.document_set`); a file given twice counts once."""
+    prepared: dict[Path, Prepared] = {}
+    for path in paths:
+        one = prepare(path, config, method, model)
+        prepared.setdefault(one.cache, one)
+    return answer(list(prepared.values()), question, config, method, model)
+
+
+def answer(
+    prepared: list[Prepared], question: str, config: dict[str, Any], method: str, model: str
+) -> Answered:
+    """Answer ``question`` about the prepared document, or over several prepared documents."""
+    from docqa.ask_set import join_prepared
+    from docqa.core.question import documents_fields
+    from docqa.report.traces import render_trace_html
     from docqa.runtime.workflow import role_models
     from docqa.stages.infer import ModelSpec, run_inference
 
+    files = prepared[0] if len(prepared) == 1 else join_prepared(prepared, ASK_DIR / "sets")
+    doc_ids = [one.doc_id for one in prepared]
+    answered = Answered(
+        ", ".join(str(one.path) for one in prepared),
+        "+".join(doc_ids),
+        question,
+        cache=str(files.cache),
+        cached=sorted({stage for one in prepared for stage in one.cached}),
+    )
+    method_config = config["methods"][method]
+    threads = _threads()
+    folders = {
+        name: _model_folder(name, config["models"][name]) for name in _models(config, method, model)
+    }
     qkey = hashlib.sha256(question.encode("utf-8")).hexdigest()[:HASH_CHARS]
-    run_dir = cache / "questions" / method / model / qkey
+    run_dir = files.cache / "questions" / method / model / qkey
     asked = Question(
-        question_id=qkey, doc_id=doc_id, question=question, answer="", answer_format="Str"
+        question_id=qkey,
+        question=question,
+        answer="",
+        answer_format="Str",
+        **documents_fields(doc_ids, []),
     )
     write_jsonl(run_dir / "questions.jsonl", [asked.to_dict()])
     predictions = run_dir / "predictions.jsonl"
     run_inference(
         questions=run_dir / "questions.jsonl",
-        documents=documents,
-        pages=pages_dir / "pages.jsonl",
-        overviews=pages_dir / "overviews.jsonl",
-        elements=text_dir / "elements.jsonl",
-        index_dirs=index_dirs,
-        failures=pages_dir / "failures.jsonl",
+        documents=files.documents,
+        pages=files.pages_dir / "pages.jsonl",
+        overviews=files.pages_dir / "overviews.jsonl",
+        elements=files.text_dir / "elements.jsonl",
+        index_dirs=files.index_dirs,
+        failures=files.pages_dir / "failures.jsonl",
         method_config=method_config,
-        retriever_configs=retrievers,
+        retriever_configs=_retrievers(config, method_config),
         model=ModelSpec({**config["models"][model], **threads}, folders[model]),
         role_models={
             role: ModelSpec({**config["models"][name], **threads}, folders[name])
@@ -218,18 +298,24 @@ def ask(path: Path, question: str, config: dict[str, Any], method: str, model: s
         },
         cache=Path(config["cache"]),
         out=predictions,
-        knowledge=knowledge,
+        knowledge=files.knowledge,
     )
     prediction = Prediction.from_dict(next(iter(read_jsonl(predictions))))
-    from docqa.report.traces import render_trace_html
-
-    pages = [Page.from_dict(row) for row in read_jsonl(pages_dir / "pages.jsonl")]
+    pages = [Page.from_dict(row) for row in read_jsonl(files.pages_dir / "pages.jsonl")]
     trace = render_trace_html(prediction, asked, pages, run_dir / "trace.html")
     answered.answer = prediction.answer
     answered.pages = [page + 1 for page in prediction.pages]
+    by_id = {one.doc_id: str(one.path) for one in prepared}
+    answered.document_pages = [
+        {"document": by_id[doc], "page": page + 1} for doc, page in prediction.page_refs
+    ]
     answered.trace = str(trace)
     answered.error = prediction.error
     return answered
+
+
+def _threads() -> dict[str, Any]:
+    return {"threads": os.cpu_count() or 1}
 
 
 def content_hash(path: Path) -> str:
@@ -454,7 +540,10 @@ def _check_pdf(kind: str, path: Path) -> None:
 
 
 def _text(answered: Answered) -> str:
-    pages = ", ".join(map(str, answered.pages)) or "none"
+    pages = ", ".join(map(str, answered.pages)) or ", ".join(
+        f"{Path(item['document']).name} p. {item['page']}" for item in answered.document_pages
+    )
+    pages = pages or "none"
     return (
         f"{answered.answer}\n  document: {answered.document}\n  pages used: {pages}\n"
         f"  trace: {answered.trace}"

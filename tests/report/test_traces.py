@@ -14,7 +14,7 @@ from docqa.cli import main
 from docqa.core.document import Page
 from docqa.core.jsonl import write_jsonl
 from docqa.core.prediction import Prediction, Usage
-from docqa.core.question import Question
+from docqa.core.question import Question, documents_fields
 from docqa.report.traces import render_trace_html, usage_line
 
 QUESTION = Question("q<1>", "deck", "What is <b>2020</b> revenue?", "42", "Int", [1])
@@ -198,3 +198,37 @@ def test_crops_a_step_looked_at_are_shown(tmp_path: Path) -> None:
     encoded = base64.b64encode(crop.read_bytes()).decode("ascii")
     assert f"data:image/png;base64,{encoded}" in html
     assert "gone.png<br>no image" in html
+
+
+def test_a_trace_over_several_documents_names_pages_by_document(tmp_path: Path) -> None:
+    deck = make_pages(tmp_path / "deck", count=2)
+    memo = [
+        Page("memo", page.index, page.image, 60, 40, 72, page.thumbnail)
+        for page in make_pages(tmp_path / "memo", count=2)
+    ]
+    asked = Question(
+        question_id="q2",
+        question="Which is larger?",
+        answer="42",
+        answer_format="Int",
+        **documents_fields(["memo", "deck"], [("deck", 1)]),
+    )
+    documents = [
+        {"label": "D1", "doc_id": "memo", "first_page": 0, "pages": 2},
+        {"label": "D2", "doc_id": "deck", "first_page": 2, "pages": 2},
+    ]
+    answered = Prediction(
+        "q2",
+        "42",
+        page_refs=[("deck", 1), ("memo", 0)],
+        trace=[
+            {"step": "documents", "documents": documents, "missing": []},
+            {"step": "retrieve", "pages": [3, 0]},  # the set's numbers
+        ],
+    )
+    out = render_trace_html(answered, asked, deck + memo, tmp_path / "html" / "q2.html")
+    html = out.read_text()
+    alts = [attrs["alt"] for tag, attrs in parse(html).tags if tag == "img"]
+    # pages used, then the retrieve step's: D2:2 is deck's page 2, the gold one
+    assert alts == ["page D2:2 (evidence)", "page D1:1"] * 2
+    assert "deck p. 2" in html  # the evidence, named by document

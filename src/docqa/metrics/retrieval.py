@@ -16,7 +16,7 @@ which would otherwise count every page as wrong.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from statistics import fmean
 from typing import Any
 
@@ -24,14 +24,15 @@ KS = (1, 3, 5)
 
 
 def score(
-    gold: Sequence[int],
-    pred: Sequence[int],
+    gold: Sequence[Hashable],
+    pred: Sequence[Hashable],
     *,
     answer_format: str | None = None,
     question: str | None = None,
     ks: Sequence[int] = KS,
 ) -> dict[str, float | None]:
-    """Page ``precision``, ``recall``, ``f1``, ``recall@k`` and ``mrr`` of one question."""
+    """Page ``precision``, ``recall``, ``f1``, ``recall@k`` and ``mrr`` of one question; pages
+    are page indices, or (document, page) pairs for a question over several documents."""
     expected = set(gold)
     ranked = list(dict.fromkeys(pred))
     if not expected:

@@ -72,18 +72,21 @@ def render_trace_html(
     prediction: Prediction, question: Question, pages: list[Page], out: Path
 ) -> Path:
     """Write ``out`` (an ``.html`` file) showing the question, the answer, the cost and every
-    step of ``prediction``'s trace; ``pages`` are the document's pages (for the thumbnails)."""
+    step of ``prediction``'s trace; ``pages`` are the pages of the question's document or
+    documents (for the thumbnails). A question over several documents numbers its pages end to
+    end over the documents its trace's ``documents`` step lists; they are shown as ``D2:3``."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    thumbs = _Thumbnails(pages, set(question.evidence_pages), out.parent)
+    thumbs = _Thumbnails.of(prediction, question, pages, out.parent)
     body = [
         f"<h1>{escape(question.question_id)}: {escape(question.question)}</h1>",
         _facts(prediction, question),
     ]
     if prediction.error:
         body.append(f'<p class="error">error: {escape(prediction.error)}</p>')
-    if prediction.pages:
-        body.append('<div class="label">pages used</div>' + thumbs.strip(prediction.pages))
+    used = prediction.pages or thumbs.positions(prediction.page_refs)
+    if used:
+        body.append('<div class="label">pages used</div>' + thumbs.strip(used))
     for number, step in enumerate(prediction.trace, start=1):
         body.append(_step(number, step, thumbs))
     title = f"trace {question.question_id}"
@@ -114,9 +117,12 @@ def usage_line(usage: dict[str, Any]) -> str:
 
 def _facts(prediction: Prediction, question: Question) -> str:
     gold = question.answer if isinstance(question.answer, str) else json.dumps(question.answer)
-    evidence = ", ".join(str(p + 1) for p in question.evidence_pages) or "none"
+    if question.over_several:
+        evidence = ", ".join(f"{doc} p. {page + 1}" for doc, page in question.evidence) or "none"
+    else:
+        evidence = ", ".join(str(p + 1) for p in question.evidence_pages) or "none"
     rows = [
-        ("document", question.doc_id),
+        ("document" if not question.over_several else "documents", ", ".join(question.documents)),
         ("gold answer", f"{gold} ({question.answer_format})" if question.has_gold else "none"),
         ("evidence pages", evidence),
         ("predicted answer", prediction.answer or "(empty)"),
@@ -179,13 +185,48 @@ def _as_text(value: Any) -> str:
 
 
 class _Thumbnails:
-    """Thumbnails of a document's pages as figures, each image read and encoded once."""
+    """Thumbnails of a document's pages (or a set's, by their numbers over the set) as figures,
+    each image read and encoded once; ``labels`` are the pages' names."""
 
-    def __init__(self, pages: list[Page], evidence: set[int], html_folder: Path) -> None:
-        self.pages = {page.index: page for page in pages}
+    def __init__(
+        self, pages: dict[int, Page], labels: dict[int, str], evidence: set[int], html_folder: Path
+    ) -> None:
+        self.pages = pages
+        self.labels = labels
         self.evidence = evidence
         self.html_folder = html_folder
         self._encoded: dict[int, str | None] = {}
+
+    @classmethod
+    def of(
+        cls, prediction: Prediction, question: Question, pages: list[Page], html_folder: Path
+    ) -> _Thumbnails:
+        """The thumbnails a trace's page numbers name: the document's pages by index, or, for
+        a question over several documents, the pages of the documents the trace lists, end to
+        end in that order."""
+        listed = next((s for s in prediction.trace[:1] if s.get("step") == "documents"), None)
+        if not question.over_several or listed is None:
+            by_index = {page.index: page for page in pages}
+            labels = {index: str(index + 1) for index in by_index}
+            return cls(by_index, labels, set(question.evidence_pages), html_folder)
+        by_document: dict[str, list[Page]] = {}
+        for page in sorted(pages, key=lambda page: page.index):
+            by_document.setdefault(page.doc_id, []).append(page)
+        numbered: dict[int, Page] = {}
+        labels = {}
+        for member in listed["documents"]:
+            for page in by_document.get(member["doc_id"], []):
+                number = member["first_page"] + page.index
+                numbered[number] = page
+                labels[number] = f"{member['label']}:{page.index + 1}".lstrip(":")
+        thumbs = cls(numbered, labels, set(), html_folder)
+        thumbs.evidence = set(thumbs.positions(question.evidence))
+        return thumbs
+
+    def positions(self, refs: list[tuple[str, int]]) -> list[int]:
+        """The numbers of (document, page) pairs among these pages."""
+        at = {(page.doc_id, page.index): number for number, page in self.pages.items()}
+        return [at[ref] for ref in refs if ref in at]
 
     def strip(self, indices: list[int]) -> str:
         figures = "".join(self._figure(index) for index in dict.fromkeys(indices))
@@ -193,7 +234,7 @@ class _Thumbnails:
 
     def _figure(self, index: int) -> str:
         evidence = index in self.evidence
-        caption = f"page {index + 1}" + (" (evidence)" if evidence else "")
+        caption = f"page {self.labels.get(index, index + 1)}" + (" (evidence)" if evidence else "")
         source = self._data_uri(index)
         if source is None:
             picture = f'<div class="missing">{escape(caption)}<br>no image</div>'

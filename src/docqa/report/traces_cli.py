@@ -115,7 +115,12 @@ def render_traces(
             continue
         name = _file_name(prediction.question_id, names)
         written.append(
-            render_trace_html(prediction, question, pages.get(question.doc_id, []), out / name)
+            render_trace_html(
+                prediction,
+                question,
+                [page for doc in question.documents for page in pages.get(doc, [])],
+                out / name,
+            )
         )
         rows.append((name, prediction, question))
     (out / "index.html").write_text(_index(predictions_file, rows), encoding="utf-8")

@@ -104,8 +104,9 @@ class HybridRetriever:
     def load(self, index_dir: Path) -> FusedSearcher:
         manifest = read_manifest(index_dir, retrievers=self.retrievers)
         searchers = [
+            # relative to the folder itself, also when index_dir is a link to it (docqa ask)
             self._component(component["config"]).load(
-                Path(os.path.normpath(index_dir / component["index"]))
+                Path(os.path.normpath(index_dir.resolve() / component["index"]))
             )
             for component in manifest["components"]
         ]

@@ -471,9 +471,7 @@ def _scaled(value: float | None, percent: bool) -> float | None:
     return round(value, 4)
 
 
-def _interval(
-    interval: tuple[float, float] | None, percent: bool = True
-) -> list[float] | None:
+def _interval(interval: tuple[float, float] | None, percent: bool = True) -> list[float] | None:
     if interval is None:
         return None
     return [_scaled(bound, percent) for bound in interval]  # type: ignore[misc]
