@@ -161,7 +161,7 @@ def test_scores_compare_pages_by_document(finished_run: Path) -> None:
     hits = {tuple(ref) for ref in vanilla["pages_used"]} & {
         tuple(ref) for ref in vanilla["evidence"]
     }
-    assert vanilla["page_recall"] == pytest.approx(len(hits) / len(vanilla["evidence"]))
+    assert vanilla["page_recall"] == round(len(hits) / len(vanilla["evidence"]), 4)  # as written
 
 
 def test_madqa_scores_its_hop_types(finished_run: Path) -> None:

@@ -56,7 +56,12 @@ def draw_pdf(path: Path) -> Path:
 def build_document(folder: Path) -> DocumentEnv:
     """The PDF, rendered (pages, thumbnails, 2x2 overview grids) and OCRed by docqa itself."""
     folder.mkdir(parents=True, exist_ok=True)
-    document = Document("acme", str(draw_pdf(folder / "acme.pdf")), len(PAGES))
+    return env_of_pdf(Document("acme", str(draw_pdf(folder / "acme.pdf")), len(PAGES)), folder)
+
+
+def env_of_pdf(document: Document, folder: Path) -> DocumentEnv:
+    """``document`` rendered into ``folder`` (pages, thumbnails, 2x2 overview grids) and OCRed
+    by docqa's own stages, as a method's environment."""
     row = render_document(document, folder / "pages", RENDER_DPI, 160, (2, 2))
     pages = [Page.from_dict(page) for page in row["pages"]]
     elements = [e for p in pages for e in ocr_page(p.image, p.doc_id, p.index, p.dpi)]

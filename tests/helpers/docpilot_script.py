@@ -13,13 +13,11 @@ from PIL import Image, ImageDraw, ImageFont
 from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest
-from docqa.core.document import Document, Page
+from docqa.core.document import Document
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods.base import DocumentEnv, Method, Models
-from docqa.stages.render import render_document
-from docqa.text.ocr import ocr_page
-from helpers.acme import DRAW_DPI, QUESTION, RENDER_DPI
+from helpers.acme import DRAW_DPI, QUESTION, env_of_pdf
 from helpers.scripted_backend import ScriptedBackend, text_of
 
 
@@ -93,16 +91,4 @@ def build_fleet_document(folder: Path) -> DocumentEnv:
         images.append(image)
     path = folder / "fleet.pdf"
     images[0].save(path, save_all=True, append_images=images[1:], resolution=DRAW_DPI)
-    document = Document("fleet", str(path), len(FLEET_PAGES))
-    row = render_document(document, folder / "pages", RENDER_DPI, 160, (2, 2))
-    pages = [Page.from_dict(page) for page in row["pages"]]
-    elements = [e for p in pages for e in ocr_page(p.image, p.doc_id, p.index, p.dpi)]
-    texts = [
-        "\n".join(
-            e.text
-            for e in sorted(elements, key=lambda e: e.order)
-            if e.page == p.index and e.kind == "line"
-        )
-        for p in pages
-    ]
-    return DocumentEnv(document, pages, texts, {}, elements, row["overviews"])
+    return env_of_pdf(Document("fleet", str(path), len(FLEET_PAGES)), folder)
