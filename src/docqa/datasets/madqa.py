@@ -70,6 +70,7 @@ def read(root: Path, split: str = "dev", documents: str = "evidence") -> Loaded:
             loaded.questions.append(to_question(row, documents))
         except BadRow as problem:
             loaded.skip(f"{path.name}#row {number}", problem)
+    check_distinct_ids(loaded.questions)
     return loaded
 
 
@@ -132,6 +133,24 @@ def hop_type(evidence: list[PageRef]) -> str:
     if len({doc for doc, _ in evidence}) > 1:
         return "cross_doc"
     return "cross_page" if len(set(evidence)) > 1 else "single"
+
+
+def check_distinct_ids(questions: list[Question]) -> None:
+    """Every document keeps an id of its own: two file names that ``doc_id`` makes one id
+    (``a.PDF`` and ``a.pdf``, ``a/b.pdf`` and ``a_b.pdf``) would become one document, their
+    evidence and citations one, and a cross-document question a cross-page one."""
+    names: dict[str, set[str]] = {}
+    for question in questions:
+        for item in question.original.get("evidence") or []:
+            name = str(item["document"])
+            names.setdefault(doc_id(name), set()).add(name)
+    clashes = {key: sorted(found) for key, found in names.items() if len(found) > 1}
+    if clashes:
+        listed = "; ".join(f"{found} -> {key!r}" for key, found in sorted(clashes.items()))
+        raise ValueError(
+            f"MADQA documents whose names become one docqa id: {listed}; docqa.datasets.madqa."
+            "doc_id must keep them apart (rename the files, or extend doc_id)"
+        )
 
 
 def doc_id(file_name: str) -> str:

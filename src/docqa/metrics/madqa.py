@@ -33,7 +33,8 @@ Aggregates (``aggregate_metrics``), over the rows in the order given:
   (its Rogan-Gladen correction with the judge's calibration from MADQA's 200-question human
   evaluation: specificity 1.0, sensitivity 0.98) and ``semantic_ci_low``/``semantic_ci_high``
   (its 95% interval, the original's ``confidence_interval``; z is the exact normal quantile,
-  which the original takes from scipy when scipy is installed and rounds to 1.96 otherwise);
+  which the original takes from scipy when scipy is installed and rounds to 1.96 otherwise),
+  and ``judge_unparseable``/``judge_failed``, the judge replies that scored 0 without a verdict;
 - ``kuiper``: the Kuiper statistic of correctness ordered by effort (ties in row order): the
   range of the cumulative sums of (correct - mean correct), not divided by the number of
   questions; ``None`` when it is degenerate (no effort, or all correct or all wrong);
@@ -60,7 +61,7 @@ from docqa.core.prediction import Prediction
 from docqa.core.question import PageRef, Question
 from docqa.metrics import METRICS
 from docqa.metrics.base import Metric, Options, Row, Scores, check_choice, check_model
-from docqa.metrics.madqa_judge import anls_star, judge_semantic, prompt_sha256
+from docqa.metrics.madqa_judge import FAILED, UNPARSEABLE, anls_star, judge_semantic, prompt_sha256
 
 ACCURACY_CHOICES = ("anls", "semantic")
 HOP_TYPES = ("single", "cross_page", "cross_doc")
@@ -211,6 +212,17 @@ def semantic_aggregate(scores: Sequence[float]) -> dict[str, float | None]:
     }
 
 
+def judge_counts(rows: Sequence[Row]) -> dict[str, int]:
+    """How many judge replies scored 0 without a verdict: ``judge_unparseable`` (no readable
+    judgment: a reply cut short by the model's token limit reads so) and ``judge_failed`` (the
+    call failed). The original scores both 0 too, but a run where many do is not MADQA's number,
+    so the score file says how many there were."""
+    return {
+        "judge_unparseable": sum(1 for row in rows if row.get("judge_status") == UNPARSEABLE),
+        "judge_failed": sum(1 for row in rows if row.get("judge_status") == FAILED),
+    }
+
+
 def _headline(rows: Sequence[Row], semantic: bool) -> float | None:
     if not rows:
         return None
@@ -238,6 +250,7 @@ def aggregate(rows: Sequence[Row], semantic: bool = False) -> dict[str, Any]:
         "accuracy": mean("correct"),
         "mean_anls": mean("anls"),
         **(semantic_aggregate([float(row["semantic"]) for row in rows]) if semantic else {}),
+        **(judge_counts(rows) if semantic else {}),
         "citation_doc_f1": mean("citation_doc_f1"),
         "citation_page_f1": mean("citation_page_f1"),
         "kuiper": kuiper(efforts, correct) if n else None,

@@ -44,6 +44,8 @@ def join_searchers(searchers: Sequence[Any], texts: Sequence[Sequence[str]]) -> 
             for i in range(components)
         ]
         return FusedSearcher(joined, searchers[0].rrf_k, sum(len(pages) for pages in texts))
+    if all(hasattr(searcher, "passage_scores") for searcher in searchers):
+        return MergedPassageSearcher(list(searchers))
     return MergedSearcher(list(searchers))
 
 
@@ -68,6 +70,12 @@ class MergedSearcher:
         if k <= 0:
             return []
         return top_pages(self.page_scores(query), k)
+
+
+class MergedPassageSearcher(MergedSearcher):
+    """Merged searchers that rank passages (a best-passage ColBERT index): the set also has
+    the passage ranking MDocAgent reads, which page-level searchers (MaxSim over whole pages,
+    dense text) lack, so a set of those offers no ``search_with_repeats`` either."""
 
     def search_with_repeats(self, query: str, k: int) -> list[int]:
         """The pages of the ``k`` best passages over every document, a page once per passage."""

@@ -8,10 +8,11 @@ for single-image models), whose OCR text is the pages' texts in order.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from docqa.backends.request import ChatRequest, Generation, Message, Part
+from docqa.backends.request import ChatRequest, Generation, Message, Part, file_sha256
 from docqa.core.document import Page
 from docqa.imaging.page_grid import grid_image
 from docqa.methods.mdocagent.requests import NO_OCR_TEXT, page_image
@@ -112,14 +113,16 @@ def synthesize(
 
 
 def page_grid(pages: Sequence[Page], folder: Path) -> Path:
-    """The pages as one grid image in ``folder`` (named by document and pages, so a rerun
-    writes the same file)."""
+    """The pages as one grid image in ``folder``, named by document and pages and by the
+    content of their images: document ids repeat across datasets and render settings, and a
+    grid named by them alone would be another dataset's pages; a rerun writes the same file."""
     documents = list(dict.fromkeys(page.doc_id for page in pages))
     if len(documents) == 1:
         numbers = "-".join(str(page.index + 1) for page in pages)
     else:  # pages of several documents: each named by its document
         numbers = "-".join(f"{page.doc_id}.{page.index + 1}" for page in pages)
-    path = folder / f"{'+'.join(documents)}-p{numbers}.png"
+    content = hashlib.sha256("".join(file_sha256(page.image) for page in pages).encode())
+    path = folder / f"{'+'.join(documents)}-p{numbers}-{content.hexdigest()[:12]}.png"
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(path.name + ".partial.png")
