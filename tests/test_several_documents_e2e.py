@@ -167,6 +167,7 @@ def test_scores_compare_pages_by_document(finished_run: Path) -> None:
 def test_madqa_scores_its_hop_types(finished_run: Path) -> None:
     path = finished_run / "results" / "scores" / "mini" / "oracle_pages" / f"{MODEL}.json"
     scores = json.loads(path.read_text())
+    assert scores["documents"] == {"over_several": 4, "setting": ["evidence"], "missing": ["fail"]}
     aggregate = scores["aggregate"]
     assert aggregate["x_doc_questions"] == 4  # the three sets and the partly missing one
     assert aggregate["x_page_questions"] == 1

@@ -29,6 +29,20 @@ def test_a_document_listed_twice_counts_once() -> None:
     assert asked.evidence_pages == []
 
 
+def test_one_document_listed_twice_is_a_plain_question() -> None:
+    asked = Question(
+        question_id="q",
+        doc_id="a",
+        question="?",
+        answer="x",
+        answer_format="Str",
+        doc_ids=["a", "a"],
+        evidence_refs=[("a", 2)],
+    )
+    assert not asked.over_several
+    assert asked.evidence_pages == [2]
+
+
 def test_one_document_is_a_plain_question_with_its_old_row() -> None:
     asked = question(["a", "a"], [("a", 3), ("a", 1)])
     assert not asked.over_several

@@ -56,12 +56,14 @@ def question_of(case: dict[str, Any]) -> Question:
 
 
 def prediction_of(case: dict[str, Any], question: Question) -> Prediction:
-    """The case's answer; citations as pages of the question's document where they all are."""
+    """The case's answer (a list, which the original was given as a list, as the JSON list a
+    method writes); citations as pages of the question's document where they all are."""
     refs = [(doc, page) for doc, page in case["citations"]]
     own = not question.over_several and all(doc == question.doc_id for doc, _ in refs)
+    pred = case["pred"]
     return Prediction(
         case["id"],
-        case["pred"] or "",
+        json.dumps(pred) if isinstance(pred, list) else pred or "",
         pages=[page for _, page in refs] if own else [],
         page_refs=[] if own else refs,
         usage=Usage(calls=case["effort"]),
@@ -341,3 +343,14 @@ def test_score_run_reports_the_originals_semantic_accuracy_and_hop_types(tmp_pat
     assert scores["summary"]["scorer"]["prompt_sha256"] == GEVAL_SHA256
     asked = sum(case["expected"]["judge_asked"] for case in CASES.values())
     assert len(backend.requests) == asked
+
+
+def test_a_json_list_answer_is_matched_item_by_item() -> None:
+    answer_items, anls_star = madqa.answer_items, madqa_judge.anls_star
+    assert answer_items('["Alpha", "Beta"]') == ["Alpha", "Beta"]
+    assert answer_items("Alpha, Beta") == "Alpha, Beta"
+    assert answer_items("[1, 2]") == "[1, 2]"  # not a list of strings: one string
+    assert answer_items("[not json") == "[not json"
+    gold = [["Alpha", "Beta", "Gamma"]]
+    assert anls_star(answer_items('["gamma", "alpha", "beta"]'), gold) == 1.0
+    assert anls_star(answer_items("Alpha, Beta and Gamma"), gold) == 0.0

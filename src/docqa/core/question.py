@@ -54,6 +54,13 @@ class Question(Record):
         object.__setattr__(self, "doc_ids", list(dict.fromkeys(self.doc_ids)))
         refs = [(str(doc), int(page)) for doc, page in self.evidence_refs]
         object.__setattr__(self, "evidence_refs", list(dict.fromkeys(refs)))
+        if self.doc_ids == [self.doc_id]:  # one document, listed twice: a plain question
+            pages = sorted(
+                {page for doc, page in refs if doc == self.doc_id} | set(self.evidence_pages)
+            )
+            object.__setattr__(self, "doc_ids", [])
+            object.__setattr__(self, "evidence_refs", [])
+            object.__setattr__(self, "evidence_pages", pages)
         self._check_documents()
         if self.answer_format not in ANSWER_FORMATS:
             raise ValueError(

@@ -6,8 +6,11 @@ Per question:
   strings), lists matched item to item by the ``anls_star`` package, the reference
   implementation the original calls (:func:`docqa.metrics.madqa_judge.anls_star`). The gold
   variants are the MADQA row's ``answer_variants`` (``Question.original``), else the question's
-  answer as one variant; the prediction is the method's answer string, as the original
-  receives a string.
+  answer as one variant. The prediction is the method's answer (:func:`answer_items`): a reply
+  that is a JSON list of strings is that list (MADQA's answers are lists, one item per part, and
+  its baselines are told to answer so), any other reply one string; docqa's methods answer in
+  a string, so a multi-part answer written as prose is one item against several, which the
+  original would score the same way for a string.
 - ``correct``: 1 when ANLS* >= 0.5 (option ``accuracy: anls``, the default) or, with
   ``accuracy: semantic``, when the ``semantic`` score >= 0.5: 1, 0.5 or 0 from the judge model
   of option ``model`` (:mod:`docqa.metrics.madqa_judge`; the original's judge is
@@ -51,6 +54,7 @@ Aggregates (``aggregate_metrics``), over the rows in the order given:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from math import sqrt
 from statistics import NormalDist
@@ -265,10 +269,25 @@ def aggregate(rows: Sequence[Row], semantic: bool = False) -> dict[str, Any]:
     return result
 
 
+def answer_items(answer: str) -> str | list[str]:
+    """A method's answer as MADQA's evaluation receives it: a reply that is a JSON list of
+    strings (the form MADQA's baselines are told to answer in, one item per part) is that list,
+    so that its items are matched one to one; any other reply is one string."""
+    text = answer.strip()
+    if text.startswith("[") and text.endswith("]"):
+        try:
+            items = json.loads(text)
+        except ValueError:
+            return answer
+        if isinstance(items, list) and all(isinstance(item, str) for item in items):
+            return items
+    return answer
+
+
 def score(question: Question, prediction: Prediction, prepared: Scores, semantic: bool) -> Scores:
     """One question's scores (module docstring); ``prepared`` holds the judge's ``semantic``
     score when ``semantic``."""
-    anls = anls_star(prediction.answer, gold_variants(question))
+    anls = anls_star(answer_items(prediction.answer), gold_variants(question))
     gold = question.evidence
     cited = prediction.locations(question.doc_id)
     scores: Scores = {"anls": anls}
@@ -312,7 +331,7 @@ async def _prepare(
             "docqa.stages.score.score_run(..., backend=...)"
         )
     items = [
-        (q.question.strip(), answer, gold_variants(q))
+        (q.question.strip(), answer_items(answer), gold_variants(q))
         for q, answer in zip(questions, answers, strict=True)
     ]
     return await judge_semantic(client, items)

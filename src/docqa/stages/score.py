@@ -19,10 +19,13 @@ recorded under the infer job's threshold) again under ``infrastructure_errors``.
 question id the questions file does not hold, or two predictions for one question, is an
 error: the run and the questions do not belong together, and no score would mean anything.
 
-The file: ``summary`` (counts, the metric's columns ``overall``/``num``/``f1``/``em``, the
-evidence-page scores ``page_*``, usage (calls, tokens, fallbacks, budget retries; no wall-clock
-times, so that a rerun writes the same bytes: the report reads those from the run's timings
-file, :func:`docqa.report.inputs.run_timings`), ``agent`` (:func:`agent_measures`:
+The file: ``documents`` where questions are over several documents or the dataset says how they
+were given theirs (how many are over several; the dataset's ``documents`` and
+``missing_documents`` settings), ``summary`` (counts, the metric's columns
+``overall``/``num``/``f1``/``em``, the evidence-page scores ``page_*``, usage (calls, tokens,
+fallbacks, budget retries; no wall-clock times, so that a rerun writes the same bytes: the
+report reads those from the run's timings file, :func:`docqa.report.inputs.run_timings`),
+``agent`` (:func:`agent_measures`:
 the means of the per-question measures an agentic method leaves as its trace's last step, if
 any), ``intervals`` of every score in it, and ``scorer``:
 what the model step ran with, its model's identity and prompt hash, and how many questions it
@@ -132,6 +135,7 @@ def score_run(
         **{key: meta[key] for key in META_KEYS},
         "metric": metric,
         "options": resolved,
+        **_documents_settings(asked),
         "bootstrap": {"method": "percentile", "resamples": RESAMPLES, "seed": SEED, "level": LEVEL},
         **_aggregates(
             scorer,
@@ -281,6 +285,19 @@ def _score_question(
         **_documents(question, answered),
         **skipped,
     }
+
+
+def _documents_settings(questions: Sequence[Question]) -> dict[str, Any]:
+    """How the questions were given their documents, where the dataset says (MADQA's option
+    ``documents``, ``missing_documents``: question tags), and how many are over several."""
+    several = sum(question.over_several for question in questions)
+    settings = {
+        key: sorted({str(q.tags[tag]) for q in questions if tag in q.tags})
+        for key, tag in (("setting", "documents_setting"), ("missing", "missing_documents"))
+    }
+    if not several and not any(settings.values()):
+        return {}
+    return {"documents": {"over_several": several, **settings}}
 
 
 def _documents(question: Question, answered: Prediction) -> dict[str, Any]:
