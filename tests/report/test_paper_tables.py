@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -144,3 +145,24 @@ def test_reported_numbers_errors_name_the_entry(tmp_path: Path) -> None:
     path.write_text("numbers:\n  - {paper: P}\n")
     with pytest.raises(ValueError, match=r"numbers\[0\]: missing field\(s\) source"):
         load_reported(path)
+
+
+def test_a_metrics_own_aggregates_are_columns_and_kuiper_is_best_low(runs: list) -> None:
+    """MADQA's Table 4 columns: X-Doc from the aggregate with its interval, Kuiper (lower is
+    better) as it is."""
+    alpha = [run for run in runs if run.dataset == "alpha"]
+    madqa = [
+        replace(run, metric="madqa", aggregate={"x_doc": x_doc, "kuiper": kuiper},
+                aggregate_intervals={"x_doc": [x_doc - 5, x_doc + 5]})
+        for run, x_doc, kuiper in zip(alpha, (40.0, 60.0), (2.5, 1.0), strict=True)
+    ]  # fmt: skip
+    spec = TableSpec("t4", "Table 4", "metric", ("alpha",), ("overall", "x_doc", "kuiper"))
+    table = paper_table(spec, madqa, {}, {})
+    assert [c.label for c in table.columns] == ["Accuracy", "X-Doc", "Kuiper"]
+    assert table.cells[0, 1].value == 40.0
+    assert table.cells[0, 1].interval == (35.0, 45.0)
+    assert table.cells[1, 2].value == 1.0
+    best = best_cells(table)
+    assert (1, 1) in best  # the higher X-Doc
+    assert (1, 2) in best  # the lower Kuiper
+    assert (0, 2) not in best
