@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,9 @@ from docqa.stages.shards import Shard
 from docqa.stages.text import load_page_texts
 
 log = logging.getLogger(__name__)
+
+#: environments over a set of documents kept built at once (DocumentStore.set_env)
+KEPT_SETS = 64
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,7 @@ class DocumentStore:
         for row in read_jsonl(overviews) if overviews else ():
             self.overviews.setdefault(row["doc_id"], []).append(row)
         self._envs: dict[str, DocumentEnv] = {}
-        self._sets: dict[tuple[str, ...], DocumentEnv] = {}
+        self._sets: OrderedDict[tuple[str, ...], DocumentEnv] = OrderedDict()
         self._retrievers: dict[str, Any] = {}
 
     def retriever(self, name: str) -> Any:
@@ -115,11 +119,16 @@ class DocumentStore:
         return self._envs[doc_id]
 
     def set_env(self, doc_ids: list[str], needed: tuple[str, ...]) -> DocumentEnv:
-        """One environment over the documents ``doc_ids`` (each has an env), built once."""
+        """One environment over the documents ``doc_ids`` (each has an env). The last
+        :data:`KEPT_SETS` sets are kept: a set copies its documents' elements onto its own page
+        numbers, and most sets (MADQA's) belong to one question."""
         key = tuple(doc_ids)
         if key not in self._sets:
             envs = [self.env(doc_id, needed) for doc_id in doc_ids]
             self._sets[key] = env_over([env for env in envs if env is not None])
+            while len(self._sets) > KEPT_SETS:
+                self._sets.popitem(last=False)
+        self._sets.move_to_end(key)
         return self._sets[key]
 
     def question_env(self, question: Question, needed: tuple[str, ...]) -> QuestionEnv:
