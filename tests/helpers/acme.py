@@ -35,15 +35,21 @@ QUESTION = Question(
 )
 
 
+def text_page(lines: list[tuple[str, int]]) -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    """A white 8 x 4.5 inch page at DRAW_DPI with ``lines`` (text, font size) drawn top down."""
+    image = Image.new("RGB", (8 * DRAW_DPI, 9 * DRAW_DPI // 2), "white")
+    draw = ImageDraw.Draw(image)
+    y = 60
+    for text, size in lines:
+        draw.text((80, y), text, fill="black", font=ImageFont.load_default(size=size))
+        y += size + 40
+    return image, draw
+
+
 def draw_pdf(path: Path) -> Path:
     images = []
     for number, lines in enumerate(PAGES):
-        image = Image.new("RGB", (8 * DRAW_DPI, 9 * DRAW_DPI // 2), "white")
-        draw = ImageDraw.Draw(image)
-        y = 60
-        for text, size in lines:
-            draw.text((80, y), text, fill="black", font=ImageFont.load_default(size=size))
-            y += size + 40
+        image, draw = text_page(lines)
         if number == CHART_PAGE:
             for bar, height in enumerate((200, 320, 420, 260)):
                 draw.rectangle((300 + bar * 220, 800 - height, 420 + bar * 220, 800), fill="navy")

@@ -8,8 +8,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
-
 from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest
@@ -17,7 +15,7 @@ from docqa.core.document import Document
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods.base import DocumentEnv, Method, Models
-from helpers.acme import DRAW_DPI, QUESTION, env_of_pdf
+from helpers.acme import DRAW_DPI, QUESTION, env_of_pdf, text_page
 from helpers.scripted_backend import ScriptedBackend, text_of
 
 
@@ -80,15 +78,7 @@ def build_fleet_document(folder: Path) -> DocumentEnv:
     """A real three-page PDF ``fleet``, rendered (pages, thumbnails, a 2x2 overview grid) and
     OCRed by docqa's own stages, as the acme document is (helpers/acme.py)."""
     folder.mkdir(parents=True, exist_ok=True)
-    images = []
-    for lines in FLEET_PAGES:
-        image = Image.new("RGB", (8 * DRAW_DPI, 9 * DRAW_DPI // 2), "white")
-        draw = ImageDraw.Draw(image)
-        y = 60
-        for text, size in lines:
-            draw.text((80, y), text, fill="black", font=ImageFont.load_default(size=size))
-            y += size + 40
-        images.append(image)
+    images = [text_page(lines)[0] for lines in FLEET_PAGES]
     path = folder / "fleet.pdf"
     images[0].save(path, save_all=True, append_images=images[1:], resolution=DRAW_DPI)
     return env_of_pdf(Document("fleet", str(path), len(FLEET_PAGES)), folder)
