@@ -426,14 +426,22 @@ LM_PROMPTS = [
 ]
 
 
-def build_tiny_lm(folder: Path, chat_template: str | None = None) -> Path:
+def build_tiny_lm(
+    folder: Path,
+    chat_template: str | None = None,
+    *,
+    corpus: list[str] | None = None,
+    vocab: int = 400,
+    **shape: Any,
+) -> Path:
     """A random Gemma 3 causal LM (hidden 64, 2 layers, sliding window 8) and a byte-level BPE
-    tokenizer trained on a few lines, saved as a transformers folder."""
+    tokenizer of ``vocab`` tokens trained on ``corpus`` (a few lines by default), saved as a
+    transformers folder; ``shape`` overrides fields of the model's config."""
     import torch
     from tokenizers import processors
     from transformers import Gemma3ForCausalLM, Gemma3TextConfig, PreTrainedTokenizerFast
 
-    bpe = byte_level_bpe(LM_CORPUS * 10, 400, ["<pad>", "<eos>", "<bos>", "<unk>"])
+    bpe = byte_level_bpe(corpus or LM_CORPUS * 10, vocab, ["<pad>", "<eos>", "<bos>", "<unk>"])
     bpe.post_processor = processors.TemplateProcessing(
         single="<bos> $A", special_tokens=[("<bos>", 2)]
     )
@@ -448,19 +456,22 @@ def build_tiny_lm(folder: Path, chat_template: str | None = None) -> Path:
         tokenizer.chat_template = chat_template
     torch.manual_seed(0)
     config = Gemma3TextConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=16,
-        max_position_embeddings=LM_CONTEXT,
-        sliding_window=8,
-        layer_types=["sliding_attention", "full_attention"],
-        pad_token_id=0,
-        eos_token_id=1,
-        bos_token_id=2,
+        **{
+            "vocab_size": len(tokenizer),
+            "hidden_size": 64,
+            "intermediate_size": 128,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "head_dim": 16,
+            "max_position_embeddings": LM_CONTEXT,
+            "sliding_window": 8,
+            "layer_types": ["sliding_attention", "full_attention"],
+            "pad_token_id": 0,
+            "eos_token_id": 1,
+            "bos_token_id": 2,
+            **shape,
+        }
     )
     Gemma3ForCausalLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)

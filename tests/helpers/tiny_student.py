@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from docqa.methods.docpilot import prompts
-from helpers.tiny_tokenizers import byte_level_bpe
+from helpers.tiny_models import build_tiny_lm
 
 CONTEXT = 4096
 
@@ -29,37 +29,16 @@ def corpus() -> list[str]:
 
 
 def build_tiny_student(folder: Path) -> Path:
-    import torch
-    from tokenizers import processors
-    from transformers import Gemma3ForCausalLM, Gemma3TextConfig, PreTrainedTokenizerFast
-
-    bpe = byte_level_bpe(corpus(), 1200, ["<pad>", "<eos>", "<bos>", "<unk>"])
-    bpe.post_processor = processors.TemplateProcessing(
-        single="<bos> $A", special_tokens=[("<bos>", 2)]
-    )
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe,
-        bos_token="<bos>",
-        eos_token="<eos>",
-        pad_token="<pad>",
-        unk_token="<unk>",
-    )
-    torch.manual_seed(0)
-    config = Gemma3TextConfig(
-        vocab_size=len(tokenizer),
+    """The student: hidden 32, 2 heads, a 1,200-token vocabulary of DocPilot's prompts, a
+    context of 4096 with a sliding window of 64."""
+    return build_tiny_lm(
+        folder,
+        corpus=corpus(),
+        vocab=1200,
         hidden_size=32,
         intermediate_size=64,
-        num_hidden_layers=2,
         num_attention_heads=2,
         num_key_value_heads=1,
-        head_dim=16,
         max_position_embeddings=CONTEXT,
         sliding_window=64,
-        layer_types=["sliding_attention", "full_attention"],
-        pad_token_id=0,
-        eos_token_id=1,
-        bos_token_id=2,
     )
-    Gemma3ForCausalLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
