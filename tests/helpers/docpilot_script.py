@@ -4,19 +4,18 @@ and a second small document for the tests over a set of documents."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 from docqa.backends.base import Backend
-from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest
 from docqa.core.document import Document
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
-from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.base import DocumentEnv, Method
 from helpers.acme import DRAW_DPI, QUESTION, env_of_pdf, text_page
 from helpers.scripted_backend import ScriptedBackend, text_of
+from helpers.text_env import answer
 
 
 class ScriptedReplies(ScriptedBackend):
@@ -41,14 +40,7 @@ class ScriptedReplies(ScriptedBackend):
 def run(
     method: Method, env: DocumentEnv, backend: Backend, question: Question = QUESTION
 ) -> Prediction:
-    async def go() -> Prediction:
-        client = ModelClient(backend)
-        try:
-            return await method.answer(question, env, Models(client))
-        finally:
-            await client.close()
-
-    return asyncio.run(go())
+    return answer(method, env, backend, question)
 
 
 def decision(action: str, arguments: dict[str, Any] | str, thought: str = "next") -> str:

@@ -4,7 +4,6 @@ reply; a real BM25 index of the acme document; ``build``, the knowledge stage on
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -15,11 +14,12 @@ from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
-from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.base import DocumentEnv, Method
 from docqa.methods.slideagent import prompts
 from docqa.retrievers import IndexedPage, create_retriever
 from docqa.stages.knowledge import build_knowledge_folder
 from helpers.scripted_backend import ScriptedBackend
+from helpers.text_env import answer
 
 #: agent → the prompt its request starts with
 AGENT_PROMPTS = {
@@ -104,14 +104,7 @@ def with_bm25(env: DocumentEnv, folder: Path) -> DocumentEnv:
 def ask(
     method: Method, env: DocumentEnv, backend: Backend, question: Question = QUESTION
 ) -> Prediction:
-    async def go() -> Prediction:
-        client = ModelClient(backend)
-        try:
-            return await method.answer(question, env, Models(client))
-        finally:
-            await client.close()
-
-    return asyncio.run(go())
+    return answer(method, env, backend, question)
 
 
 def step(prediction: Prediction, name: str) -> dict[str, Any]:

@@ -4,20 +4,16 @@ reach the request and its trace."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from helpers.docpilot_script import run
 from helpers.scripted_backend import ScriptedBackend
-from PIL import Image
+from helpers.text_env import text_env
 
 from docqa.backends.request import ChatRequest
-from docqa.core.document import Document, Page
 from docqa.core.question import Question
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv
 from docqa.methods.baseline_prompts import FILES, template
-from docqa.retrievers.bm25 import BM25Retriever
 
 # The originals, as bloomberg/m3docrag 29e6ac2 src/m3docrag/utils/prompts.py writes them:
 # short_answer_template = """\nquestion: $question\noutput only answer.\n""".strip()
@@ -52,24 +48,7 @@ def test_prompt_files_are_the_originals_byte_for_byte() -> None:
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> DocumentEnv:
-    folder = tmp_path_factory.mktemp("doc")
-    pages = []
-    for index in range(len(TEXTS)):
-        path = folder / f"page{index}.png"
-        Image.new("RGB", (40, 30), (index * 90, 10, 10)).save(path)
-        pages.append(Page("doc", index, str(path), 40, 30, 72))
-    retriever = BM25Retriever()
-    from docqa.retrievers import IndexedPage
-
-    retriever.build(
-        [IndexedPage(t, Path(p.image)) for t, p in zip(TEXTS, pages, strict=True)], folder / "index"
-    )
-    return DocumentEnv(
-        Document("doc", "doc.pdf", len(TEXTS)),
-        pages,
-        TEXTS,
-        {"bm25": retriever.load(folder / "index")},
-    )
+    return text_env(tmp_path_factory.mktemp("doc"), "doc", TEXTS, shade=90)
 
 
 def _backend(prompt_format: str | None) -> ScriptedBackend:

@@ -4,17 +4,16 @@ over the whole set."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from PIL import Image
+from helpers.text_env import text_env
 
-from docqa.core.document import Document, Page
 from docqa.core.element import Element
 from docqa.methods.base import DocumentEnv
 from docqa.methods.document_set import env_over, legend, member_env
-from docqa.retrievers import IndexedPage
-from docqa.retrievers.bm25 import BM25Retriever, bm25_over
+from docqa.retrievers.bm25 import bm25_over
 from docqa.retrievers.document_set import MergedSearcher, join_searchers
 from docqa.retrievers.hybrid import FusedSearcher
 
@@ -26,30 +25,18 @@ TEXTS = {
 
 
 def one_document(folder: Path, doc_id: str) -> DocumentEnv:
-    texts = TEXTS[doc_id]
-    pages = []
-    for index in range(len(texts)):
-        path = folder / f"{doc_id}-{index}.png"
-        Image.new("RGB", (20, 20), "white").save(path)
-        pages.append(Page(doc_id, index, str(path), 20, 20, 72))
-    retriever = BM25Retriever()
-    retriever.build([IndexedPage(t, Path(p.image)) for t, p in zip(texts, pages, strict=True)],
-                    folder / doc_id)  # fmt: skip
+    """``doc_id`` of TEXTS with a BM25 index, one line element a page and one overview grid."""
+    env = text_env(folder, doc_id, TEXTS[doc_id])
     elements = [
         Element(doc_id, index, "line", text, (0, 0, 10, 10), 0, 100.0)
-        for index, text in enumerate(texts)
+        for index, text in enumerate(TEXTS[doc_id])
     ]
-    overviews = [
-        {"doc_id": doc_id, "image": f"{doc_id}-grid.png", "pages": list(range(len(texts)))}
-    ]
-    return DocumentEnv(
-        Document(doc_id, f"{doc_id}.pdf", len(texts)),
-        pages,
-        texts,
-        {"bm25": retriever.load(folder / doc_id)},
-        elements,
-        overviews,
-    )
+    overview = {
+        "doc_id": doc_id,
+        "image": f"{doc_id}-grid.png",
+        "pages": list(range(len(elements))),
+    }
+    return replace(env, elements=elements, overviews=[overview])
 
 
 @pytest.fixture

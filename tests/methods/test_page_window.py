@@ -8,14 +8,11 @@ from pathlib import Path
 import pytest
 from helpers.docpilot_script import run
 from helpers.scripted_backend import ScriptedBackend
-from PIL import Image
+from helpers.text_env import text_env
 
-from docqa.core.document import Document, Page
 from docqa.core.question import Question
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv
-from docqa.retrievers import IndexedPage
-from docqa.retrievers.bm25 import BM25Retriever
 
 # the best page for the question by far is page 0, outside the window
 TEXTS = [
@@ -33,17 +30,7 @@ QUESTION = Question(
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> DocumentEnv:
-    folder = tmp_path_factory.mktemp("doc")
-    pages = []
-    for index in range(len(TEXTS)):
-        path = folder / f"page{index}.png"
-        Image.new("RGB", (40, 30), (index * 50, 10, 10)).save(path)
-        pages.append(Page("doc", index, str(path), 40, 30, 72))
-    retriever = BM25Retriever()
-    indexed = [IndexedPage(t, Path(p.image)) for t, p in zip(TEXTS, pages, strict=True)]
-    retriever.build(indexed, folder / "index")
-    searchers = {"bm25": retriever.load(folder / "index")}
-    return DocumentEnv(Document("doc", "doc.pdf", len(TEXTS)), pages, TEXTS, searchers)
+    return text_env(tmp_path_factory.mktemp("doc"), "doc", TEXTS)
 
 
 def test_retrieval_ranks_only_the_window(env: DocumentEnv) -> None:
