@@ -5,13 +5,12 @@ model: tests/test_own_documents_e2e.py.)"""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.docqa_ask import ask
 from PIL import Image
 
 from docqa.ask import content_hash
@@ -24,17 +23,6 @@ REAL = ROOT / "tests" / "data" / "real_pdfs"
 def work(tmp_path: Path) -> Path:
     (tmp_path / "config").symlink_to(ROOT / "config")
     return tmp_path
-
-
-def ask(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "docqa.cli", "ask", *args],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ},
-    )
 
 
 def refusal(result: subprocess.CompletedProcess[str]) -> str:

@@ -6,13 +6,11 @@ without rendering), and refusing broken files with one clear line."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.docqa_ask import ask
 from helpers.workflow import default_config, snakemake, workflow_copy
 
 pytestmark = pytest.mark.slow
@@ -90,17 +88,6 @@ def test_the_folder_runs_to_a_report_and_scores_what_it_can(finished_run: Path) 
     assert "What regiment offers to do patchwork?" in index
     assert "Who is coming with fifty thousand men?" in index
     assert index.count("<td>(none)</td>") == 2  # their gold column
-
-
-def ask(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "docqa.cli", "ask", *args],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env={**os.environ},
-    )
 
 
 def test_ask_answers_then_answers_again_from_the_cache(finished_run: Path) -> None:
