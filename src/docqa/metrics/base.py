@@ -118,3 +118,14 @@ def check_model(metric: str, options: Options, required: bool) -> None:
     if not isinstance(model, str) or not model:
         need = "the name of a configured model" + ("" if required else " or null")
         raise ValueError(f"metric {metric!r}: option model={model!r} must be {need}")
+
+
+def judge_client(metric: str, options: Options, client: ModelClient | None) -> ModelClient:
+    """The client of a metric whose model step needs its model (a judge); an error naming the
+    fix when the score stage was given none."""
+    if client is None:
+        raise ValueError(
+            f"metric {metric!r} needs its model {options['model']!r}, but the score stage was "
+            "given no backend for it; pass one to docqa.stages.score.score_run(..., backend=...)"
+        )
+    return client

@@ -47,7 +47,14 @@ from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.metrics import METRICS
-from docqa.metrics.base import Metric, Options, Scores, check_choice, check_model
+from docqa.metrics.base import (
+    Metric,
+    Options,
+    Scores,
+    check_choice,
+    check_model,
+    judge_client,
+)
 
 PAPER_PROMPT = """Question: {question}
 Predicted Answer: {answer}
@@ -247,11 +254,7 @@ async def _prepare(
     options: Options,
     client: ModelClient | None,
 ) -> list[Scores]:
-    if client is None:
-        raise ValueError(
-            f"metric 'judge' needs its model {options['model']!r}, but the score stage was given "
-            "no backend for it; pass one to docqa.stages.score.score_run(..., backend=...)"
-        )
+    client = judge_client("judge", options, client)
     items = [
         (q.question, answer, q.answer, _reference(q))
         for q, answer in zip(questions, answers, strict=True)

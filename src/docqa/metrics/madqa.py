@@ -64,7 +64,15 @@ from docqa.backends.client import ModelClient
 from docqa.core.prediction import Prediction
 from docqa.core.question import PageRef, Question
 from docqa.metrics import METRICS
-from docqa.metrics.base import Metric, Options, Row, Scores, check_choice, check_model
+from docqa.metrics.base import (
+    Metric,
+    Options,
+    Row,
+    Scores,
+    check_choice,
+    check_model,
+    judge_client,
+)
 from docqa.metrics.madqa_judge import FAILED, UNPARSEABLE, anls_star, judge_semantic, prompt_sha256
 
 ACCURACY_CHOICES = ("anls", "semantic")
@@ -324,12 +332,7 @@ async def _prepare(
 ) -> list[Scores]:
     if options["accuracy"] != "semantic":
         return [{} for _ in questions]
-    if client is None:
-        raise ValueError(
-            f"metric 'madqa' (accuracy: semantic) needs its judge model {options['model']!r}, "
-            "but the score stage was given no backend for it; pass one to "
-            "docqa.stages.score.score_run(..., backend=...)"
-        )
+    client = judge_client("madqa", options, client)
     items = [
         (q.question.strip(), answer_items(answer), gold_variants(q))
         for q, answer in zip(questions, answers, strict=True)
