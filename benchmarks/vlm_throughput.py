@@ -46,6 +46,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch
 
+# the tokenizer builder is the tests' (tests/helpers/tiny_tokenizers.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from helpers.tiny_tokenizers import QWEN_SPECIALS, byte_level_bpe
+
 from docqa.backends.pixels import DEFAULT_MAX_PIXELS
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.backends.vlm import TransformersVLM, VLMSettings
@@ -119,16 +123,6 @@ SHAPES: dict[str, dict[str, Any]] = {
         ),
     },
 }
-SPECIALS = [
-    "<|endoftext|>",
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|vision_start|>",
-    "<|vision_end|>",
-    "<|vision_pad|>",
-    "<|image_pad|>",
-    "<|video_pad|>",
-]
 CHAT_TEMPLATE = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
     "{% for part in message['content'] %}{% if part['type'] == 'image' %}"
@@ -162,7 +156,6 @@ def build_model(
     returns the parameter count. The weights are drawn on ``device``. The byte-level BPE
     tokenizer is trained here on ``WORDS`` and ``corpus`` (texts whose token counts should be
     realistic, e.g. a method's prompts), with at most ``tokenizer_vocab`` tokens."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import (
         AutoModelForImageTextToText,
         PreTrainedTokenizerFast,
@@ -172,21 +165,17 @@ def build_model(
         Qwen2VLVideoProcessor,
     )
 
-    bpe = Tokenizer(models.BPE(unk_token="<|endoftext|>"))
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=min(tokenizer_vocab, SHAPES[shape]["text"]["vocab_size"]),
-        special_tokens=SPECIALS,
-        show_progress=False,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    bpe = byte_level_bpe(
+        [" ".join(WORDS)] * 50 + list(corpus or []),
+        min(tokenizer_vocab, SHAPES[shape]["text"]["vocab_size"]),
+        QWEN_SPECIALS,
+        unk_token="<|endoftext|>",
     )
-    bpe.train_from_iterator([" ".join(WORDS)] * 50 + list(corpus or []), trainer)
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=bpe,
         eos_token="<|im_end|>",
         pad_token="<|endoftext|>",
-        extra_special_tokens=SPECIALS[3:],
+        extra_special_tokens=QWEN_SPECIALS[3:],
     )
     ids = {
         "image_token_id": tokenizer.convert_tokens_to_ids("<|image_pad|>"),

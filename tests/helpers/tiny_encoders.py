@@ -4,8 +4,9 @@ multi-vector encoder, ColQwen2 and ColPali, each saved as the folder its retriev
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from helpers.tiny_tokenizers import byte_level_bpe
+from helpers.tiny_tokenizers import QWEN_SPECIALS, fast_tokenizer
 
 CORPUS = [
     "Quarterly review agenda revenue by region north south",
@@ -14,11 +15,8 @@ CORPUS = [
 ]
 
 
-def _bpe_tokenizer(special_tokens: list[str], **named: str):
-    from transformers import PreTrainedTokenizerFast
-
-    bpe = byte_level_bpe(CORPUS * 10, vocab_size=300, special_tokens=special_tokens)
-    return PreTrainedTokenizerFast(tokenizer_object=bpe, **named)
+def _bpe_tokenizer(special_tokens: list[str], **named: str) -> Any:
+    return fast_tokenizer(CORPUS * 10, 300, special_tokens, **named)
 
 
 def tiny_bert(folder: Path) -> Path:
@@ -79,51 +77,60 @@ def tiny_colbert(folder: Path) -> Path:
     return folder / "mve"
 
 
-def tiny_colqwen2(folder: Path) -> Path:
-    """A random ColQwen2 (Qwen2-VL, hidden 64, 2 layers, 16-d vectors); pages capped at 112x112
-    pixels per 4 so an image is a few dozen vectors."""
-    import torch
-    from transformers import (
-        ColQwen2Config,
-        ColQwen2ForRetrieval,
-        ColQwen2Processor,
-        Qwen2VLImageProcessor,
-    )
-
-    specials = [
-        "<|endoftext|>",
-        "<|im_start|>",
-        "<|im_end|>",
-        "<|vision_start|>",
-        "<|vision_end|>",
-        "<|vision_pad|>",
-        "<|image_pad|>",
-        "<|video_pad|>",
-    ]
-    tokenizer = _bpe_tokenizer(specials, eos_token="<|im_end|>", pad_token="<|endoftext|>")
-    ids = {token: tokenizer.convert_tokens_to_ids(token) for token in specials}
-    text = dict(
-        model_type="qwen2_vl",
-        vocab_size=len(tokenizer),
+#: the tiny ColQwen2 and ColPali (their vocabulary is their tokenizer's; 16-d vectors);
+#: benchmarks/random_retrievers.py builds the real shapes with the same builders
+TINY_COLQWEN2: dict[str, Any] = {
+    "text": dict(
         hidden_size=64,
         intermediate_size=128,
         num_hidden_layers=2,
         num_attention_heads=4,
         num_key_value_heads=2,
+        vocab_size=1000,
+        mrope_section=[2, 3, 3],
+    ),
+    "vision": dict(depth=2, embed_dim=64, hidden_size=64, mlp_ratio=2, num_heads=4),
+    # pages capped at 112x112 pixels per 4, so an image is a few dozen vectors
+    "max_pixels": 112 * 112 * 4,
+}
+TINY_COLPALI: dict[str, Any] = {
+    "text": dict(
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=1,
+        head_dim=16,
+        vocab_size=1000,
+    ),
+    "vision": dict(
+        hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+        image_size=56,
+    ),
+    "projection_dim": 64,
+}  # fmt: skip
+TINY_EMBEDDING_DIM = 16
+COLPALI_SPECIALS = ["<pad>", "<eos>", "<bos>", "<unk>", "<image>"]
+
+
+def colqwen2_parts(spec: dict[str, Any], tokenizer: Any, embedding_dim: int) -> tuple[Any, Any]:
+    """(config, processor) of a ColQwen2 of ``spec`` (``TINY_COLQWEN2``'s keys) around
+    ``tokenizer`` (with the Qwen special tokens)."""
+    from transformers import ColQwen2Config, ColQwen2Processor, Qwen2VLImageProcessor
+
+    ids = {token: tokenizer.convert_tokens_to_ids(token) for token in QWEN_SPECIALS}
+    text = {key: value for key, value in spec["text"].items() if key != "mrope_section"}
+    text.update(
+        model_type="qwen2_vl",
         bos_token_id=ids["<|endoftext|>"],
         eos_token_id=ids["<|im_end|>"],
-        rope_parameters={"rope_type": "default", "rope_theta": 1e6, "mrope_section": [2, 3, 3]},
+        rope_parameters={
+            "rope_type": "default",
+            "rope_theta": 1e6,
+            "mrope_section": spec["text"]["mrope_section"],
+        },
     )
-    vision = dict(
-        depth=2,
-        embed_dim=64,
-        hidden_size=64,
-        mlp_ratio=2,
-        num_heads=4,
-        patch_size=14,
-        spatial_merge_size=2,
-        temporal_patch_size=2,
-    )
+    vision = dict(spec["vision"], patch_size=14, spatial_merge_size=2, temporal_patch_size=2)
     vlm = dict(
         model_type="qwen2_vl",
         text_config=text,
@@ -133,58 +140,65 @@ def tiny_colqwen2(folder: Path) -> Path:
         vision_start_token_id=ids["<|vision_start|>"],
         vision_end_token_id=ids["<|vision_end|>"],
     )
+    images = Qwen2VLImageProcessor(min_pixels=56 * 56, max_pixels=spec["max_pixels"])
+    return (
+        ColQwen2Config(vlm_config=vlm, embedding_dim=embedding_dim),
+        ColQwen2Processor(image_processor=images, tokenizer=tokenizer),
+    )
+
+
+def colpali_parts(spec: dict[str, Any], tokenizer: Any, embedding_dim: int) -> tuple[Any, Any]:
+    """(config, processor) of a ColPali of ``spec`` (``TINY_COLPALI``'s keys) around
+    ``tokenizer`` (with ``COLPALI_SPECIALS``)."""
+    from transformers import ColPaliConfig, ColPaliProcessor, SiglipImageProcessor
+
+    size = spec["vision"]["image_size"]
+    vlm = dict(
+        model_type="paligemma",
+        text_config=dict(spec["text"], model_type="gemma"),
+        vision_config=dict(
+            spec["vision"],
+            model_type="siglip_vision_model",
+            patch_size=14,
+            projection_dim=spec["projection_dim"],
+        ),
+        projection_dim=spec["projection_dim"],
+        hidden_size=spec["text"]["hidden_size"],
+        image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
+    )
+    images = SiglipImageProcessor(size={"height": size, "width": size})
+    images.image_seq_length = (size // 14) ** 2
+    return (
+        ColPaliConfig(vlm_config=vlm, embedding_dim=embedding_dim),
+        ColPaliProcessor(image_processor=images, tokenizer=tokenizer),
+    )
+
+
+def tiny_colqwen2(folder: Path) -> Path:
+    """A random ColQwen2 (Qwen2-VL, hidden 64, 2 layers, 16-d vectors)."""
+    import torch
+    from transformers import ColQwen2ForRetrieval
+
+    tokenizer = _bpe_tokenizer(QWEN_SPECIALS, eos_token="<|im_end|>", pad_token="<|endoftext|>")
+    spec = {**TINY_COLQWEN2, "text": {**TINY_COLQWEN2["text"], "vocab_size": len(tokenizer)}}
+    config, processor = colqwen2_parts(spec, tokenizer, TINY_EMBEDDING_DIM)
     torch.manual_seed(0)
-    ColQwen2ForRetrieval(ColQwen2Config(vlm_config=vlm, embedding_dim=16)).save_pretrained(folder)
-    images = Qwen2VLImageProcessor(min_pixels=56 * 56, max_pixels=112 * 112 * 4)
-    ColQwen2Processor(image_processor=images, tokenizer=tokenizer).save_pretrained(folder)
+    ColQwen2ForRetrieval(config).save_pretrained(folder)
+    processor.save_pretrained(folder)
     return folder
 
 
 def tiny_colpali(folder: Path) -> Path:
     """A random ColPali (PaliGemma: SigLIP 56x56 in 14-px patches, Gemma hidden 64, 16-d)."""
     import torch
-    from transformers import (
-        ColPaliConfig,
-        ColPaliForRetrieval,
-        ColPaliProcessor,
-        SiglipImageProcessor,
-    )
+    from transformers import ColPaliForRetrieval
 
-    specials = ["<pad>", "<eos>", "<bos>", "<unk>", "<image>"]
     tokenizer = _bpe_tokenizer(
-        specials, bos_token="<bos>", eos_token="<eos>", pad_token="<pad>", unk_token="<unk>"
+        COLPALI_SPECIALS, bos_token="<bos>", eos_token="<eos>", pad_token="<pad>", unk_token="<unk>"
     )
-    text = dict(
-        model_type="gemma",
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=1,
-        head_dim=16,
-    )
-    vision = dict(
-        model_type="siglip_vision_model",
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        image_size=56,
-        patch_size=14,
-        projection_dim=64,
-    )
-    vlm = dict(
-        model_type="paligemma",
-        text_config=text,
-        vision_config=vision,
-        projection_dim=64,
-        hidden_size=64,
-        image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
-    )
+    spec = {**TINY_COLPALI, "text": {**TINY_COLPALI["text"], "vocab_size": len(tokenizer)}}
+    config, processor = colpali_parts(spec, tokenizer, TINY_EMBEDDING_DIM)
     torch.manual_seed(0)
-    ColPaliForRetrieval(ColPaliConfig(vlm_config=vlm, embedding_dim=16)).save_pretrained(folder)
-    images = SiglipImageProcessor(size={"height": 56, "width": 56})
-    images.image_seq_length = (56 // 14) ** 2
-    ColPaliProcessor(image_processor=images, tokenizer=tokenizer).save_pretrained(folder)
+    ColPaliForRetrieval(config).save_pretrained(folder)
+    processor.save_pretrained(folder)
     return folder

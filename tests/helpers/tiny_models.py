@@ -25,7 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from helpers.tiny_tokenizers import byte_level_bpe
+from helpers.tiny_tokenizers import QWEN_SPECIALS, byte_level_bpe
 
 FAMILIES = ("qwen2_vl", "qwen2_5_vl", "llava", "llava_next", "llava_onevision", "idefics3", "llama")
 
@@ -39,16 +39,6 @@ CORPUS = [
 #: tokens every family's tokenizer has; each family adds its own image tokens
 BASE_SPECIALS = ["<pad>", "<s>", "</s>", "<unk>"]
 
-QWEN_SPECIALS = [
-    "<|endoftext|>",
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|vision_start|>",
-    "<|vision_end|>",
-    "<|vision_pad|>",
-    "<|image_pad|>",
-    "<|video_pad|>",
-]
 IDEFICS3_SPECIALS = [
     "<fake_token_around_image>",
     "<image>",

@@ -6,6 +6,19 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
+    from transformers import PreTrainedTokenizerFast
+
+#: the Qwen special tokens (as in the Qwen2-VL tokenizer)
+QWEN_SPECIALS = [
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|vision_pad|>",
+    "<|image_pad|>",
+    "<|video_pad|>",
+]
 
 
 def byte_level_bpe(
@@ -25,3 +38,14 @@ def byte_level_bpe(
     )
     bpe.train_from_iterator(corpus, trainer)
     return bpe
+
+
+def fast_tokenizer(
+    corpus: list[str], vocab_size: int, special_tokens: list[str], **named: str
+) -> PreTrainedTokenizerFast:
+    """:func:`byte_level_bpe` as a transformers tokenizer; ``named``: its special-token roles
+    (``eos_token``, ``pad_token``...)."""
+    from transformers import PreTrainedTokenizerFast
+
+    bpe = byte_level_bpe(corpus, vocab_size=vocab_size, special_tokens=special_tokens)
+    return PreTrainedTokenizerFast(tokenizer_object=bpe, **named)
