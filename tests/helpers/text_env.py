@@ -1,5 +1,6 @@
-"""A small document for method tests: blank page images of distinct shades, the given page
-texts, and a BM25 index over them, as a method's environment."""
+"""Small documents for method tests (blank page images of distinct shades, the given page
+texts, a BM25 index over them, or a searcher whose ranking is given), and running a method
+once."""
 
 from __future__ import annotations
 
@@ -50,3 +51,14 @@ def answer(method: Method, env: DocumentEnv, backend: Backend, question: Questio
             await client.close()
 
     return asyncio.run(go())
+
+
+class FixedRanking:
+    """A searcher whose ranking is given (it may repeat a page, as a passage ranking can)."""
+
+    def __init__(self, order: list[int], pages: int) -> None:
+        self.order = order
+        self.pages = pages
+
+    def search(self, query: str, k: int) -> list[int]:
+        return self.order[:k]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.text_env import FixedRanking
 from helpers.workflow import default_config
 from PIL import Image
 
@@ -86,17 +87,6 @@ class AgentScript(Backend):
         return completions
 
 
-class FixedRanking:
-    """A searcher whose ranking is given (it may repeat a page, as a passage ranking can)."""
-
-    def __init__(self, order: list[int], pages: int = len(PAGE_TEXTS)) -> None:
-        self.order = order
-        self.pages = pages
-
-    def search(self, query: str, k: int) -> list[int]:
-        return self.order[:k]
-
-
 @pytest.fixture
 def env(tmp_path: Path) -> DocumentEnv:
     pages = []
@@ -105,7 +95,10 @@ def env(tmp_path: Path) -> DocumentEnv:
         Image.new("RGB", (40, 30), "white").save(image)
         Image.new("RGB", (20, 15), "white").save(thumb)
         pages.append(Page("deck", index, str(image), 40, 30, 72, str(thumb)))
-    searchers = {"words": FixedRanking([1, 2, 0, 3]), "pictures": FixedRanking([2, 3, 1, 0])}
+    searchers = {
+        "words": FixedRanking([1, 2, 0, 3], len(PAGE_TEXTS)),
+        "pictures": FixedRanking([2, 3, 1, 0], len(PAGE_TEXTS)),
+    }
     return DocumentEnv(Document("deck", "deck.pdf", 4), pages, PAGE_TEXTS, searchers)
 
 
@@ -403,7 +396,7 @@ def test_without_general_critical_the_agents_get_the_bare_question(env: Document
 
 
 def test_text_pages_repeat_as_ranked_unless_deduplicated(env: DocumentEnv) -> None:
-    env.searchers["words"] = FixedRanking([1, 1, 2, 0])
+    env.searchers["words"] = FixedRanking([1, 1, 2, 0], len(PAGE_TEXTS))
     _, log = ask(env)
     assert (
         requests_of(log)["text"].messages[0].text.startswith("".join(t + "\n" for t in texts(1, 1)))

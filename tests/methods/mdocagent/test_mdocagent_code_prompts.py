@@ -3,21 +3,20 @@ out as its agents and model wrappers lay them out (aiming-lab/MDocAgent df34e4c)
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from pathlib import Path
 
 import pytest
 from helpers.scripted_backend import ScriptedBackend
+from helpers.text_env import FixedRanking, answer
 from PIL import Image
 
-from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Message, Part
 from docqa.core.document import Document, Page
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods import create_method
-from docqa.methods.base import DocumentEnv, Models
+from docqa.methods.base import DocumentEnv
 from docqa.methods.mdocagent.prompts import FILES, PAPER, prompt_set
 
 # sha256 of each prompt as the original holds it: config/agent/<file>.yaml at
@@ -77,15 +76,6 @@ def test_the_code_prompts_differ_from_the_paper_where_the_audit_says() -> None:
     assert prompt_set("paper") is PAPER
 
 
-class Ranking:
-    def __init__(self, order: list[int]) -> None:
-        self.order = order
-        self.pages = len(order)
-
-    def search(self, query: str, k: int) -> list[int]:
-        return self.order[:k]
-
-
 @pytest.fixture
 def env(tmp_path: Path) -> DocumentEnv:
     pages = []
@@ -93,7 +83,7 @@ def env(tmp_path: Path) -> DocumentEnv:
         image = tmp_path / f"page-{index}.png"
         Image.new("RGB", (40, 30), "white").save(image)
         pages.append(Page("deck", index, str(image), 40, 30, 72))
-    searchers = {"words": Ranking([1, 0]), "pictures": Ranking([0, 1])}
+    searchers = {"words": FixedRanking([1, 0], 2), "pictures": FixedRanking([0, 1], 2)}
     return DocumentEnv(Document("deck", "deck.pdf", 2), pages, PAGE_TEXTS, searchers)
 
 
@@ -104,16 +94,7 @@ def run(env: DocumentEnv, **options: object) -> tuple[Prediction, list[ChatReque
     backend = ScriptedBackend(lambda request: next(replies))
     config = {"type": "mdocagent", "text_retriever": "words", "image_retriever": "pictures"}
     method = create_method({**config, "top_k": 2, "prompts": "code", **options})
-
-    async def answer() -> Prediction:
-        client = ModelClient(backend)
-        try:
-            return await method.answer(QUESTION, env, Models(client))
-        finally:
-            await client.close()
-
-    prediction = asyncio.run(answer())
-    return prediction, backend.requests
+    return answer(method, env, backend, QUESTION), backend.requests
 
 
 def test_each_agent_sends_the_codes_text(env: DocumentEnv) -> None:
