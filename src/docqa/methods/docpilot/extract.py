@@ -37,7 +37,7 @@ async def extract(ctx: Context, arguments: dict) -> Observation:
     parts: list[Part | str] = [for_pages(EXTRACTOR, ctx.env)]
     for page, (image, text) in zip(pages, shown, strict=True):
         where = f" (region {list(region)})" if region else ""
-        heading = f"### Page {labels.label(ctx.env, page)}{where}\n"
+        heading = f"### Page {ctx.env.page_label(page)}{where}\n"
         parts += [heading, Part.of_image(image, text or NO_TEXT)]
     parts.append(f"Question: {ctx.question.question.strip()}\nGoal: {goal}\nFacts:")
     usage = Usage()
@@ -79,7 +79,7 @@ def facts_as_evidence(
     """The facts of a reader's reply as evidence items from ``pages`` (positions)."""
     items = []
     for written, text in fact_lines(reply, ctx.settings.max_facts, 300, ctx.env.is_set):
-        named = labels.read(ctx.env, written)[:1] if written is not None else []
+        named = ctx.env.read_page_labels(written)[:1] if written is not None else []
         where = named[0] if named and named[0] in pages else None
         if where is None and len(pages) == 1:
             where = pages[0]

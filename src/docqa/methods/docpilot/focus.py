@@ -22,7 +22,6 @@ import pytesseract
 
 from docqa.backends.request import Part
 from docqa.core.prediction import Usage
-from docqa.methods.docpilot import labels
 from docqa.methods.docpilot.actions import BAD_REPLY
 from docqa.methods.docpilot.context import Context, Observation, ask
 from docqa.methods.docpilot.crops import (
@@ -55,7 +54,7 @@ async def focus(ctx: Context, arguments: dict) -> Observation:
     usage = Usage()
     regions, plan_reply, fallbacks = await _plan(ctx, page, goal, usage)
     crops = await _render(ctx, page, regions)
-    name = labels.label(ctx.env, page)
+    name = ctx.env.page_label(page)
     parts: list[Part | str] = [for_pages(FOCUS_READER, ctx.env)]
     for number, (region, crop) in enumerate(zip(regions, crops, strict=True), start=1):
         parts += [
@@ -91,7 +90,7 @@ async def _plan(
         ctx.client,
         [
             for_pages(FOCUS_PLANNER, ctx.env).format(max_ops=ctx.settings.max_focus_crops),
-            f"Page {labels.label(ctx.env, page)}, its text lines with their boxes:\n",
+            f"Page {ctx.env.page_label(page)}, its text lines with their boxes:\n",
             *shown,
             f"Goal: {goal}\nOperations:",
         ],

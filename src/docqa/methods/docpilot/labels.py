@@ -38,11 +38,6 @@ class PageOutside(ValueError):
     """A page that the environment does not have (past a document's end, no such document)."""
 
 
-def label(env: DocumentEnv, page: int) -> str:
-    """How a model reads page ``page`` (a position): ``3``, or ``D2:3`` in a set."""
-    return env.page_label(page)
-
-
 def listing(env: DocumentEnv, pages: list[int]) -> str:
     """Pages as a reader counts them: ``2, 5`` (``D1:2, D2:5`` in a set); ``none`` for none."""
     return ", ".join(env.page_label(page) for page in pages) or "none"
@@ -52,11 +47,6 @@ def value(env: DocumentEnv, page: int) -> int | str:
     """Page ``page`` as a JSON value in arguments, traces and Solve's evidence: the 1-based
     number for one document, the label string (``"D2:3"``) in a set."""
     return env.page_label(page) if env.is_set else page + 1
-
-
-def read(env: DocumentEnv, text: str) -> list[int]:
-    """The pages named in ``text``, as positions, in order, each once."""
-    return env.read_page_labels(text)
 
 
 def numbering(several: bool) -> str:
@@ -121,11 +111,11 @@ def picks(env: DocumentEnv, text: str, within: Member | None = None) -> tuple[li
         numbers = page_numbers(text)
         known = range(1, len(env.pages) + 1)
         return [n - 1 for n in numbers if n in known], [str(n) for n in numbers if n not in known]
-    found = read(env, text)
+    found = env.read_page_labels(text)
     outside = [
         " ".join(written.split())
         for written in (m.group(0) for m in _SET_LABELS.finditer(text))
-        if not read(env, written)
+        if not env.read_page_labels(written)
     ]
     if not found and not outside and within is not None:
         numbers = page_numbers(text)

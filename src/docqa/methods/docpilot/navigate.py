@@ -134,7 +134,7 @@ def _overview_heading(ctx: Context, pages: list[int]) -> list[Part | str]:
 
 def _listing(ctx: Context, pages: list[int]) -> str:
     return "\n".join(
-        f"p. {labels.label(ctx.env, page)}: "
+        f"p. {ctx.env.page_label(page)}: "
         f"{snippet(ctx.env.page_texts[page], ctx.settings.snippet_chars)}"
         for page in pages
     )
@@ -149,6 +149,6 @@ def _thumbnail(ctx: Context, page: int) -> list[Part | str]:
     """A page's thumbnail (its OCR listing line for a text-only model); over a set, a model
     that sees images is told its label first, since nothing on the image names it."""
     heading: list[Part | str] = (
-        [f"p. {labels.label(ctx.env, page)}:\n"] if ctx.env.is_set and ctx.reads_images else []
+        [f"p. {ctx.env.page_label(page)}:\n"] if ctx.env.is_set and ctx.reads_images else []
     )
     return [*heading, Part.of_image(_thumbnail_path(ctx, page), _listing(ctx, [page]))]
