@@ -140,16 +140,14 @@ class Question(Record):
 def documents_fields(doc_ids: list[str], evidence: list[PageRef]) -> dict[str, Any]:
     """The ``doc_id``, ``doc_ids``, ``evidence_pages`` and ``evidence_refs`` of a question
     about ``doc_ids`` (listed in order; a repeat counts once) with ``evidence`` as (document,
-    0-based page) pairs: one document gives a plain one-document question."""
+    0-based page) pairs: one document gives a plain one-document question (``Question``
+    makes it one)."""
     documents = list(dict.fromkeys(doc_ids))
     if not documents:
         raise ValueError("a question needs at least one document")
     strays = sorted({doc for doc, _ in evidence if doc not in documents})
     if strays:
         raise ValueError(f"evidence names documents {strays} that are not among {documents}")
-    if len(documents) == 1:
-        pages = sorted({page for doc, page in evidence if doc == documents[0]})
-        return {"doc_id": documents[0], "doc_ids": [], "evidence_pages": pages, "evidence_refs": []}
     refs = sorted(dict.fromkeys(evidence), key=lambda ref: (documents.index(ref[0]), ref[1]))
     return {
         "doc_id": documents[0],
