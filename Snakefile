@@ -5,7 +5,7 @@ from snakemake.utils import min_version
 
 min_version("9.0")
 
-from docqa.runtime.workflow import check_yaml_syntax
+from docqa.workflow.snakefile import check_yaml_syntax
 
 # a YAML syntax error in the config, reported with its file and line
 check_yaml_syntax("config/config.yaml")

@@ -7,7 +7,7 @@ from snakemake.utils import validate
 
 import yaml
 
-from docqa.runtime.workflow import (
+from docqa.workflow.snakefile import (
     check_options,
     check_references,
     experiment_grid,
@@ -241,7 +241,7 @@ def run_questions(wildcards):
 
 
 # The training rules' helpers (rules/training.smk, docqa.training).
-from docqa.runtime.workflow import (
+from docqa.workflow.snakefile import (
     evaluation_runs,
     evaluation_scores,
     stage_names,

@@ -6,7 +6,7 @@
 # files before a rerun, so an interrupted download resumes and a complete one is not repeated.
 import re
 
-from docqa.runtime.workflow import (
+from docqa.workflow.snakefile import (
     download_job,
     download_keys,
     download_manifests,

@@ -1,4 +1,4 @@
-from docqa.runtime.workflow import fused_entries, wants_gpu
+from docqa.workflow.snakefile import fused_entries, wants_gpu
 
 
 rule build_index:

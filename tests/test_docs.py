@@ -28,7 +28,7 @@ from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Models
 from docqa.metrics import METRICS
 from docqa.retrievers import RETRIEVERS, IndexedPage, create_retriever
-from docqa.runtime.config_check import check_references
+from docqa.workflow.config_check import check_references
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

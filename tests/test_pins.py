@@ -73,11 +73,11 @@ def test_doctor_advises_the_locked_torch_and_bitsandbytes(monkeypatch: pytest.Mo
     """``docqa doctor`` names versions in its fixes (the CUDA wheel of torch for an older
     driver, bitsandbytes when it is missing): they must be the ones the lock installs, or a
     bump of the lock leaves the doctor advising another release."""
-    from docqa.runtime import doctor
+    from docqa.workflow import doctor
 
     lock = lock_pins()
     assert (lock["torch"], lock["torchvision"]) == (doctor.TORCH, doctor.TORCHVISION), (
-        "src/docqa/runtime/doctor.py: TORCH, TORCHVISION differ from requirements.lock"
+        "src/docqa/workflow/doctor.py: TORCH, TORCHVISION differ from requirements.lock"
     )
     command = doctor.torch_install_command((12, 8))
     assert f"torch=={lock['torch']}+cu128 torchvision=={lock['torchvision']}+cu128" in command

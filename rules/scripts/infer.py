@@ -3,9 +3,9 @@ from pathlib import Path
 
 from docqa.runtime.gpu_lock import gpus_for_job
 from docqa.runtime.logs import setup_job_logging
-from docqa.runtime.provenance import build_provenance, write_provenance
 from docqa.stages.infer import ModelSpec, run_inference
 from docqa.stages.shards import Shard
+from docqa.workflow.provenance import build_provenance, write_provenance
 
 setup_job_logging(snakemake.log[0])
 params = snakemake.params

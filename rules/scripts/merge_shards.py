@@ -1,8 +1,8 @@
 from pathlib import Path
 
 from docqa.runtime.logs import setup_job_logging
-from docqa.runtime.provenance import merge_shard_provenance, write_provenance
 from docqa.stages.shards import merge_shards
+from docqa.workflow.provenance import merge_shard_provenance, write_provenance
 
 setup_job_logging(snakemake.log[0])
 predictions = Path(snakemake.output.predictions)

@@ -253,8 +253,8 @@ def answer(
     from docqa.ask_set import join_prepared
     from docqa.core.question import documents_fields
     from docqa.report.traces import render_trace_html
-    from docqa.runtime.workflow import role_models
     from docqa.stages.infer import ModelSpec, run_inference
+    from docqa.workflow.snakefile import role_models
 
     files = prepared[0] if len(prepared) == 1 else join_prepared(prepared, ASK_DIR / "sets")
     doc_ids = [one.doc_id for one in prepared]
@@ -407,8 +407,8 @@ def _index(
     text: Path,
 ) -> dict[str, Path]:
     """The index of each retriever the method uses (a hybrid's components first)."""
-    from docqa.runtime.workflow import fused_entries
     from docqa.stages.index import build_indexes
+    from docqa.workflow.snakefile import fused_entries
 
     dirs: dict[str, Path] = {}
     for name, entry in retrievers.items():
@@ -461,7 +461,7 @@ def _knowledge(
 
 def _retrievers(config: dict[str, Any], method_config: dict[str, Any]) -> dict[str, Any]:
     """The retrievers the method names, with those a hybrid fuses, components first."""
-    from docqa.runtime.workflow import fused_entries, retriever_names
+    from docqa.workflow.snakefile import fused_entries, retriever_names
 
     wanted: dict[str, Any] = {}
 
@@ -478,7 +478,7 @@ def _retrievers(config: dict[str, Any], method_config: dict[str, Any]) -> dict[s
 
 
 def _models(config: dict[str, Any], method: str, model: str) -> list[str]:
-    from docqa.runtime.workflow import role_models
+    from docqa.workflow.snakefile import role_models
 
     names = [model, *role_models(config["methods"][method]).values()]
     for name in names:

@@ -18,7 +18,7 @@ COMMAND_MODULES = (
     "docqa.datasets.cli",
     "docqa.report.traces_cli",
     "docqa.serving.cli",
-    "docqa.runtime.doctor",
+    "docqa.workflow.doctor",
 )
 
 

@@ -13,7 +13,7 @@ import yaml
 from helpers.workflow import default_config, snakemake, workflow_copy
 from snakemake.utils import validate
 
-from docqa.runtime.config_check import check_references
+from docqa.workflow.config_check import check_references
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = str(ROOT / "config" / "config.schema.yaml")

@@ -19,7 +19,7 @@ from docqa.cli import main
 from docqa.datasets import DATASETS
 from docqa.datasets.catalogue import download_keys, download_spec, load_config
 from docqa.metrics import METRICS
-from docqa.runtime.config_check import check_references
+from docqa.workflow.config_check import check_references
 
 CONFIGS = [ROOT / "config" / "config.yaml", ROOT / "config" / "datasets.yaml"]
 

@@ -24,9 +24,9 @@ from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question, documents_fields
 from docqa.methods import METHODS
-from docqa.runtime.workflow import retriever_names
 from docqa.stages.index import build_indexes
 from docqa.stages.infer import ModelSpec, run_inference
+from docqa.workflow.snakefile import retriever_names
 
 #: method type -> minimal configs (small top-k, few steps, few new tokens) to run it with
 CONFIGS: dict[str, list[dict[str, Any]]] = {

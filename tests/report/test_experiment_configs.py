@@ -14,7 +14,7 @@ from helpers.workflow import ROOT, snakemake, workflow_copy
 from snakemake.utils import validate
 
 from docqa.methods import METHODS, create_method
-from docqa.runtime.config_check import check_references, experiment_grid
+from docqa.workflow.config_check import check_references, experiment_grid
 
 # Method types other helpers are registering now; until then their entries are checked by the
 # schema and the dry run only.

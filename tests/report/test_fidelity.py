@@ -20,7 +20,7 @@ from helpers.workflow import ROOT
 from docqa.methods import create_method
 from docqa.metrics import METRICS
 from docqa.retrievers import create_retriever
-from docqa.runtime.config_check import experiment_grid
+from docqa.workflow.config_check import experiment_grid
 
 TABLE = ROOT / "docs" / "fidelity.md"
 HEADER = ["Setting", "Paper", "Where stated", "Check", "docqa", "Same?"]

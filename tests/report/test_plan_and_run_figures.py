@@ -15,7 +15,7 @@ from docqa.report.figures import plot_score_by_kind
 from docqa.report.inputs import load_scores
 from docqa.report.plan import quantization_groups, report_figures, report_tables, top_k_series
 from docqa.report.run_figures import plot_quantization, plot_score_by_top_k, plot_score_vs_cost
-from docqa.runtime.config_check import experiment_grid
+from docqa.workflow.config_check import experiment_grid
 
 ANSWERS = ["17", "0", "blue", "3", "0", "green"]
 

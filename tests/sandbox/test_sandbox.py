@@ -148,7 +148,7 @@ def test_without_bubblewrap_run_python_refuses_with_the_reason_and_the_fix(
 
 
 def test_doctor_reports_the_isolation_level(monkeypatch: pytest.MonkeyPatch) -> None:
-    from docqa.runtime.doctor import check_sandbox
+    from docqa.workflow.doctor import check_sandbox
 
     check = check_sandbox()
     assert check.status == "ok"

@@ -289,7 +289,7 @@ def test_a_folder_of_page_images_is_read_by_ocr_and_says_why(
 
 
 def test_a_dataset_sets_its_own_text_source_over_the_default() -> None:
-    from docqa.runtime.workflow import text_settings
+    from docqa.workflow.snakefile import text_settings
 
     config = {
         "text": {"source": "auto", "psm": 11, "lang": "eng"},

@@ -37,7 +37,7 @@ def test_a_training_section_plans_synthesis_filtering_data_and_both_stages(
 
 def test_the_workflow_helpers_import_no_model_or_image_library() -> None:
     code = (
-        "import sys, docqa.runtime.workflow;"
+        "import sys, docqa.workflow.snakefile;"
         "print([m for m in ('torch', 'PIL', 'pytesseract', 'transformers', 'trl', 'peft')"
         " if m in sys.modules])"
     )

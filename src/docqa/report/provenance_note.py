@@ -1,6 +1,6 @@
 """One line per run on what it was made from and where it ran, from the ``provenance.json``
 the infer stage writes beside its predictions
-(docqa.runtime.provenance), for captions and footnotes.
+(docqa.workflow.provenance), for captions and footnotes.
 Runs made before provenance was recorded have none; their line is simply absent."""
 
 from __future__ import annotations

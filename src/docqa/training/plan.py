@@ -1,5 +1,5 @@
 """What the training rules plan from the config's ``training:`` section (no heavy imports: the
-Snakefile parses this on every call, through ``docqa.runtime.workflow``)."""
+Snakefile parses this on every call, through ``docqa.workflow.snakefile``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""docqa.runtime.workflow is the workflow's one door into docqa: Snakemake parses the Snakefile
+"""docqa.workflow.snakefile is the workflow's one door into docqa: Snakemake parses the Snakefile
 and rules/*.smk on every call (``snakemake -n`` too), so what they import must stay light, and
 the default config must plan the jobs it planned before issue 14's package move
 (tests/data/default_jobs.txt)."""
@@ -16,7 +16,7 @@ from helpers.workflow import ROOT, snakemake, workflow_copy
 
 #: libraries that cost seconds to import or that only jobs need: parsing the workflow must not
 HEAVY = ("torch", "transformers", "PIL", "pytesseract")
-DOORWAY = "docqa.runtime.workflow"
+DOORWAY = "docqa.workflow.snakefile"
 DEFAULT_JOBS = Path(__file__).resolve().parents[1] / "data" / "default_jobs.txt"
 IMPORT = re.compile(r"^\s*(?:from\s+(?P<from>[\w.]+)\s+import\b|import\s+(?P<names>[\w., ]+))")
 
@@ -54,7 +54,7 @@ def test_the_rule_files_import_docqa_only_through_the_workflow_module() -> None:
     files = [ROOT / "Snakefile", *sorted((ROOT / "rules").glob("*.smk"))]
     assert len(files) > 5
     imports = {path.relative_to(ROOT).as_posix(): docqa_imports(path) for path in files}
-    assert any(imports.values()), "no rule file imports docqa.runtime.workflow: the parser broke"
+    assert any(imports.values()), "no rule file imports docqa.workflow.snakefile: the parser broke"
     others = [
         f"{name}:{number} imports {module}"
         for name, found in imports.items()
@@ -67,7 +67,7 @@ def test_the_rule_files_import_docqa_only_through_the_workflow_module() -> None:
 def test_docqa_imports_are_found_in_every_form(tmp_path: Path) -> None:
     smk = tmp_path / "x.smk"
     smk.write_text(
-        "from docqa.runtime.workflow import (\n    a,\n)\n"
+        "from docqa.workflow.snakefile import (\n    a,\n)\n"
         "import docqa.stages.render as render\n"
         "import os, docqa\n"
         "    from docqa.methods import METHODS\n"
@@ -75,7 +75,7 @@ def test_docqa_imports_are_found_in_every_form(tmp_path: Path) -> None:
         "# from docqa.core import jsonl\n"
     )
     assert docqa_imports(smk) == [
-        (1, "docqa.runtime.workflow"),
+        (1, "docqa.workflow.snakefile"),
         (4, "docqa.stages.render"),
         (5, "docqa"),
         (6, "docqa.methods"),

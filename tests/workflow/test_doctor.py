@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from docqa.cli import main
-from docqa.runtime import doctor
+from docqa.workflow import doctor
 
 NVIDIA_SMI_HEADER = """
 +-----------------------------------------------------------------------------------------+

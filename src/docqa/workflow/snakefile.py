@@ -24,12 +24,6 @@ from docqa.report.plan import (
     top_k_series,
 )
 from docqa.retrievers.hybrid import component_names
-from docqa.runtime.config_check import (
-    check_options,
-    check_references,
-    check_yaml_syntax,
-    experiment_grid,
-)
 from docqa.stages.data import download_job
 from docqa.stages.shards import shard_counts, shard_files, sharded_runs_pattern
 from docqa.training.plan import (
@@ -39,6 +33,12 @@ from docqa.training.plan import (
     stage_start,
     training_entries,
     training_outputs,
+)
+from docqa.workflow.config_check import (
+    check_options,
+    check_references,
+    check_yaml_syntax,
+    experiment_grid,
 )
 
 #: a method option ending in this names another configured model for one of its roles

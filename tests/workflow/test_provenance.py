@@ -18,7 +18,7 @@ from docqa.core.prediction import (
     split_run_varying,
     write_predictions,
 )
-from docqa.runtime.provenance import (
+from docqa.workflow.provenance import (
     build_provenance,
     config_hash,
     merge_shard_provenance,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from helpers.workflow import default_config, snakemake, workflow_copy
 
-from docqa.runtime.config_check import ConfigError, check_references, experiment_grid
+from docqa.workflow.config_check import ConfigError, check_references, experiment_grid
 
 
 def test_default_config_grid() -> None:
