@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from docqa.runtime.spec import Options
 
 T = TypeVar("T")
 
@@ -26,12 +29,18 @@ class Registry(Generic[T]):
         self.kind = kind
         self.modules = dict(modules)
         self._items: dict[str, T] = {}
+        self._options: dict[str, type[Options]] = {}
 
-    def register(self, name: str) -> Callable[[T], T]:
+    def register(self, name: str, options: type[Options] | None = None) -> Callable[[T], T]:
+        """Register ``name``; ``options`` is its option spec (docqa.runtime.spec), the one
+        declaration of what its config entry may hold (none: it takes no options)."""
+
         def add(item: T) -> T:
             if name in self._items:
                 raise ValueError(f"{self.kind} {name!r} is registered twice")
             self._items[name] = item
+            if options is not None:
+                self._options[name] = options
             return item
 
         return add
@@ -44,6 +53,18 @@ class Registry(Generic[T]):
         except KeyError:
             known = ", ".join(self.names()) or "none"
             raise KeyError(f"unknown {self.kind} {name!r}; known: {known}") from None
+
+    def options(self, name: str) -> type[Options]:
+        """The option spec ``name`` was registered with (importing its module if needed)."""
+        from docqa.runtime.spec import Options
+
+        self.get(name)
+        return self._options.get(name, Options)
+
+    def has_options(self, name: str) -> bool:
+        """TRANSITION: whether ``name`` registered an option spec."""
+        self.get(name)
+        return name in self._options
 
     def names(self) -> list[str]:
         """Every declared name, imported or not, and any registered at run time (a plugin, a
