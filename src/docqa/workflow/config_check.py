@@ -145,7 +145,7 @@ def _registry(section: str) -> Registry[Any]:
         "metrics": ("docqa.metrics", "METRICS"),
         "datasets": ("docqa.datasets", "DATASETS"),
     }[section]
-    return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+    return getattr(importlib.import_module(module), name)
 
 
 def check_options(config: dict[str, Any], schema: dict[str, Any] | None = None) -> None:
