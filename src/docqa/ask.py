@@ -530,7 +530,7 @@ def _check_pdf(kind: str, path: Path) -> None:
     """An unreadable PDF (encrypted, damaged) is refused here, with render's reason."""
     if kind != "pdf":
         return
-    from docqa.stages.render import BadDocument, open_pdf
+    from docqa.imaging.pdf import BadDocument, open_pdf
 
     try:
         open_pdf(path).close()

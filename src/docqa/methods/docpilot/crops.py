@@ -20,7 +20,7 @@ import pypdfium2 as pdfium
 from PIL import Image
 
 from docqa.core.document import Document, Page
-from docqa.stages.render import BadDocument, open_pdf
+from docqa.imaging.pdf import BadDocument, open_pdf
 
 OPERATIONS = ("crop", "zoom", "split")
 MAX_ZOOM = 4.0
