@@ -301,7 +301,7 @@ def load_inputs(folder: Path, work: Path) -> Inputs:
         shutil.copyfile(folder / relative, files[name])
         if name in PATH_FIELDS:
             _rewrite_paths(files[name], PATH_FIELDS[name], lambda p: str(folder / p))
-    from docqa.stages.text import load_page_texts
+    from docqa.text.page_texts import load_page_texts
 
     texts = load_page_texts(files["elements"], files["pages"])
     questions = [Question.from_dict(row) for row in read_jsonl(files["questions"])]
@@ -424,7 +424,8 @@ def run_method(
 ) -> dict[str, Any]:
     """``questions`` questions of ``method`` through run_inference; questions/hour and what the
     model was asked."""
-    from docqa.stages.infer import ModelSpec, run_inference
+    from docqa.backends.model_spec import ModelSpec
+    from docqa.stages.infer import run_inference
 
     folder = work / f"{method}-{run}"
     folder.mkdir(parents=True, exist_ok=True)

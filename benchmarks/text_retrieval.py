@@ -30,7 +30,8 @@ from docqa.metrics.retrieval import score
 from docqa.retrievers import IndexedPage
 from docqa.retrievers.bm25 import BM25Retriever
 from docqa.stages.render import render_dataset
-from docqa.stages.text import load_page_texts, text_dataset
+from docqa.stages.text import text_dataset
+from docqa.text.page_texts import load_page_texts
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "tests" / "data" / "real_pdfs"

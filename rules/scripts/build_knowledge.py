@@ -1,9 +1,9 @@
 import os
 from pathlib import Path
 
+from docqa.backends.model_spec import ModelSpec
 from docqa.runtime.gpu_lock import gpus_for_job
 from docqa.runtime.logs import setup_job_logging
-from docqa.stages.infer import ModelSpec
 from docqa.stages.knowledge import build_dataset_knowledge
 
 setup_job_logging(snakemake.log[0])

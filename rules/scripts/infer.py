@@ -1,9 +1,10 @@
 import os
 from pathlib import Path
 
+from docqa.backends.model_spec import ModelSpec
 from docqa.runtime.gpu_lock import gpus_for_job
 from docqa.runtime.logs import setup_job_logging
-from docqa.stages.infer import ModelSpec, run_inference
+from docqa.stages.infer import run_inference
 from docqa.stages.shards import Shard
 from docqa.workflow.provenance import build_provenance, write_provenance
 

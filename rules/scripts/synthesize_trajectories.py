@@ -1,7 +1,7 @@
 from pathlib import Path
 
+from docqa.backends.model_spec import ModelSpec
 from docqa.runtime.logs import setup_job_logging
-from docqa.stages.infer import ModelSpec
 from docqa.stages.training import synthesize_stage
 
 setup_job_logging(snakemake.log[0])

@@ -3,9 +3,9 @@ from pathlib import Path
 
 import torch
 
+from docqa.backends.model_spec import ModelSpec
 from docqa.runtime.gpu_lock import gpus_for_job
 from docqa.runtime.logs import setup_job_logging
-from docqa.stages.infer import ModelSpec
 from docqa.stages.training import stage_options, train_stage_job
 
 setup_job_logging(snakemake.log[0])

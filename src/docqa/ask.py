@@ -251,9 +251,10 @@ def answer(
 ) -> Answered:
     """Answer ``question`` about the prepared document, or over several prepared documents."""
     from docqa.ask_set import join_prepared
+    from docqa.backends.model_spec import ModelSpec
     from docqa.core.question import documents_fields
     from docqa.report.traces import render_trace_html
-    from docqa.stages.infer import ModelSpec, run_inference
+    from docqa.stages.infer import run_inference
     from docqa.workflow.snakefile import role_models
 
     files = prepared[0] if len(prepared) == 1 else join_prepared(prepared, ASK_DIR / "sets")
@@ -437,7 +438,7 @@ def _knowledge(
     threads: dict[str, Any],
 ) -> Path:
     """SlideAgent's knowledge base of the document for ``model`` (rule build_knowledge)."""
-    from docqa.stages.infer import ModelSpec
+    from docqa.backends.model_spec import ModelSpec
     from docqa.stages.knowledge import build_dataset_knowledge
 
     out = cache / "knowledge" / model

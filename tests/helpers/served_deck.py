@@ -9,7 +9,8 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from docqa.stages.infer import ModelSpec, run_inference
+from docqa.backends.model_spec import ModelSpec
+from docqa.stages.infer import run_inference
 
 SLIDES = [
     ["Acme Corp", "Annual review 2021"],

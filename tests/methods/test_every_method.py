@@ -18,6 +18,7 @@ from helpers.stage_files import QUESTIONS, write_stage_files
 from helpers.tiny_encoders import tiny_colpali
 from helpers.tiny_models import build_tiny_vlm, tiny_model_entry
 
+from docqa.backends.model_spec import ModelSpec
 from docqa.backends.preparation import prepare_model
 from docqa.core.document import Document
 from docqa.core.jsonl import read_jsonl, write_jsonl
@@ -25,7 +26,7 @@ from docqa.core.prediction import Prediction
 from docqa.core.question import Question, documents_fields
 from docqa.methods import METHODS
 from docqa.stages.index import build_indexes
-from docqa.stages.infer import ModelSpec, run_inference
+from docqa.stages.infer import run_inference
 from docqa.workflow.snakefile import retriever_names
 
 #: method type -> minimal configs (small top-k, few steps, few new tokens) to run it with

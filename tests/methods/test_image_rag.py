@@ -20,7 +20,7 @@ from docqa.methods.base import DocumentEnv
 from docqa.methods.mdocagent.requests import NO_OCR_TEXT
 from docqa.retrievers import create_retriever
 from docqa.stages.index import build_indexes, load_indexed_pages
-from docqa.stages.text import load_page_texts
+from docqa.text.page_texts import load_page_texts
 
 BUILDERS = {"colpali": tiny_colpali, "colqwen2": tiny_colqwen2}
 QUESTION = Question("q1", "doc", "Revenue by region in 2023?", "120", "Int", [1])

@@ -12,8 +12,8 @@ from helpers.served_deck import QUESTIONS, dataset, infer
 from helpers.serving import docqa_serve, get
 from helpers.tiny_models import tiny_embedded
 
+from docqa.backends.model_spec import ModelSpec
 from docqa.backends.preparation import prepare_model
-from docqa.stages.infer import ModelSpec
 
 
 def check_served_flow(name: str, model_dir: Path, tmp_path: Path) -> None:

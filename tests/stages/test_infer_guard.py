@@ -14,8 +14,9 @@ from docqa.core.document import Document
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.store import QuestionEnv
 from docqa.runtime.checkpoint import Checkpoint
-from docqa.stages.infer import QuestionEnv, _answer_all
+from docqa.stages.infer import _answer_all
 
 
 class Answers(Method):

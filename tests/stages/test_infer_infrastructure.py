@@ -26,9 +26,10 @@ from helpers.tiny_models import tiny_embedded
 
 from docqa.backends.cache import ResponseCache
 from docqa.backends.errors import INFRASTRUCTURE, CacheCorruptError
+from docqa.backends.model_spec import ModelSpec
 from docqa.backends.preparation import prepare_model
 from docqa.runtime.checkpoint import Checkpoint
-from docqa.stages.infer import InfrastructureFailure, ModelSpec, run_inference
+from docqa.stages.infer import InfrastructureFailure, run_inference
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,9 @@ from docqa.core.document import Document
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question, documents_fields
+from docqa.methods.store import DocumentStore
 from docqa.stages.index import build_indexes
-from docqa.stages.infer import DocumentStore, over_documents
+from docqa.stages.infer import over_documents
 
 
 @pytest.fixture(scope="module")

@@ -183,11 +183,12 @@ def test_the_infer_stage_hands_the_knowledge_folder_to_slideagent(
     on the run's model (a tiny random VLM)."""
     from helpers.tiny_models import build_tiny_vlm, tiny_model_entry
 
+    from docqa.backends.model_spec import ModelSpec
     from docqa.backends.preparation import prepare_model
     from docqa.core.jsonl import read_jsonl
     from docqa.core.prediction import Prediction
     from docqa.retrievers import IndexedPage, create_retriever
-    from docqa.stages.infer import ModelSpec, run_inference
+    from docqa.stages.infer import run_inference
 
     files = write_stage_inputs(acme, tmp_path / "inputs")
     knowledge = tmp_path / "knowledge"

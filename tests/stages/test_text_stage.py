@@ -19,7 +19,8 @@ from docqa.core.document import Page
 from docqa.core.failures import read_failures
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.stages.render import render_dataset
-from docqa.stages.text import load_page_texts, text_dataset
+from docqa.stages.text import text_dataset
+from docqa.text.page_texts import load_page_texts
 from docqa.text.reading_order import MAX_LINE_GAP, read_lines
 from docqa.text.words import Word
 

@@ -15,7 +15,8 @@ from PIL import Image
 from docqa.core.failures import read_failures
 from docqa.core.jsonl import read_jsonl
 from docqa.stages.render import render_dataset
-from docqa.stages.text import load_page_texts, text_dataset
+from docqa.stages.text import text_dataset
+from docqa.text.page_texts import load_page_texts
 
 REAL = Path(__file__).parents[1] / "data" / "real_pdfs"
 DPI = 100

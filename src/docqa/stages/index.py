@@ -12,7 +12,7 @@ from docqa.core.document import Page
 from docqa.core.jsonl import read_jsonl
 from docqa.core.question import Question
 from docqa.retrievers import IndexedPage, PageSearcher, create_retriever
-from docqa.stages.text import load_page_texts
+from docqa.text.page_texts import load_page_texts
 
 RECALL_DEPTHS = tuple(range(1, 11))
 

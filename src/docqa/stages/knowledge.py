@@ -25,12 +25,13 @@ from tqdm import tqdm
 from docqa.backends import create_backend
 from docqa.backends.cache import ResponseCache
 from docqa.backends.client import ModelClient
+from docqa.backends.model_spec import ModelSpec
 from docqa.core.failures import Failure, write_failures
 from docqa.methods.base import DocumentEnv
 from docqa.methods.slideagent.build import KnowledgeSettings, build_knowledge
 from docqa.methods.slideagent.knowledge import VERSION, knowledge_file, write_knowledge
+from docqa.methods.store import DocumentStore
 from docqa.runtime.checkpoint import fingerprint
-from docqa.stages.infer import DocumentStore, ModelSpec
 
 log = logging.getLogger(__name__)
 

@@ -51,6 +51,7 @@ TOO_LARGE_FIX = (
     "render.max_page_pixels if the machine has the memory"
 )
 
+
 def render_document(
     document: Document,
     out_dir: Path,

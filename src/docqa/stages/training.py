@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from docqa.backends.model_spec import ModelSpec
 from docqa.backends.preparation import read_model_card
-from docqa.stages.infer import ModelSpec
 from docqa.training.train import Student, TrainOptions
 
 

@@ -24,12 +24,13 @@ from typing import Any
 
 from docqa.backends import create_backend
 from docqa.backends.client import ModelClient
+from docqa.backends.model_spec import ModelSpec
 from docqa.core.jsonl import read_jsonl
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv, Models
-from docqa.stages.infer import DocumentStore, ModelSpec
+from docqa.methods.store import DocumentStore
 from docqa.training.teacher import Teacher
 
 log = logging.getLogger(__name__)

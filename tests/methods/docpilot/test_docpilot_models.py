@@ -23,7 +23,7 @@ from docqa.core.jsonl import write_jsonl
 from docqa.core.prediction import Prediction
 from docqa.methods.base import DocumentEnv
 from docqa.methods.docpilot import DocPilot, prompts
-from docqa.stages.infer import DocumentStore
+from docqa.methods.store import DocumentStore
 
 
 def check_ran_to_the_end(prediction: Prediction, max_steps: int) -> None:
