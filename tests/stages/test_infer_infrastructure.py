@@ -25,9 +25,10 @@ from helpers.serving import ENTRY, free_port, get, served
 from helpers.tiny_models import tiny_embedded
 
 from docqa.backends.cache import ResponseCache
-from docqa.backends.errors import INFRASTRUCTURE, CacheCorruptError
+from docqa.backends.errors import CacheCorruptError
 from docqa.backends.model_spec import ModelSpec
 from docqa.backends.preparation import prepare_model
+from docqa.core.error_kinds import INFRASTRUCTURE
 from docqa.runtime.checkpoint import Checkpoint
 from docqa.stages.infer import InfrastructureFailure, run_inference
 

@@ -9,19 +9,14 @@ them again.
 
 Any other error (an unreadable page, a reply the method cannot parse, a sandboxed program that
 fails) belongs to the question: it stays a recorded answer with ``error`` set, scored as wrong.
+The kinds (``Prediction.error_kind``) are named in :mod:`docqa.core.error_kinds`.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-#: ``Prediction.error_kind`` of a question that failed for an infrastructure reason
-INFRASTRUCTURE = "infrastructure"
-#: ``Prediction.error_kind`` of a question that failed because of its document or the method
-INPUT = "input"
-#: ``Prediction.error_kind`` of a question whose document has no pages: it failed to render or
-#: OCR, or the dataset does not have it (the report's footnote lists these documents)
-DOCUMENT = "document"
+from docqa.core.error_kinds import INFRASTRUCTURE, INPUT
 
 
 class InfrastructureError(RuntimeError):

@@ -63,7 +63,7 @@ class Prediction(Record):
     error: str = ""
     #: why ``error`` is set: "input" (the question or the method), "document" (its document has
     #: no pages) or "infrastructure" (server, key, cache, memory; recorded only under the job's
-    #: threshold); docqa.backends.errors
+    #: threshold); docqa.core.error_kinds
     error_kind: str = ""
     #: pages the method left out because the document has more than its page cap (the
     #: ``vanilla`` method's ``max_pages``); 0 when it saw every page it meant to
@@ -163,6 +163,19 @@ def read_timings(predictions: Path) -> dict[str, dict[str, Any]]:
             "rule; rerun that run (snakemake --forcerun infer) to measure them"
         )
     return {row["question_id"]: row["measured"] for row in read_jsonl(path)}
+
+
+def usage_summary(predictions: Path) -> dict[str, Any]:
+    """The run's total of what its timings file measured: ``questions``, ``seconds`` of model
+    time summed, the highest ``peak_memory_mb`` of any question, and ``cached_calls`` (the
+    ``usage`` of provenance.json and of the report's cost columns)."""
+    measured = list(read_timings(predictions).values())
+    return {
+        "questions": len(measured),
+        "seconds": round(sum(m.get("usage.seconds", 0.0) for m in measured), 3),
+        "peak_memory_mb": max((m.get("usage.peak_memory_mb", 0.0) for m in measured), default=0.0),
+        "cached_calls": sum(m.get("usage.cached_calls", 0) for m in measured),
+    }
 
 
 def read_predictions_with_timings(predictions: Path) -> list[Prediction]:

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from docqa.core.jsonl import read_jsonl
-from docqa.core.prediction import timings_path
-from docqa.workflow.provenance import usage_summary
+from docqa.core.prediction import timings_path, usage_summary
 
 SCORE_KEYS = ("dataset", "method", "model", "summary", "per_question")
 SUMMARY_KEYS = ("questions", "errors", "missing")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from docqa.backends.errors import DOCUMENT
+from docqa.core.error_kinds import DOCUMENT
 from docqa.metrics.bootstrap import PAIRED_RESAMPLES, RESAMPLES, SEED, paired_bootstrap
 from docqa.report.inputs import Scores, load_failed_documents, load_scores
 

@@ -27,8 +27,9 @@ from tqdm import tqdm
 from docqa.backends import create_backend
 from docqa.backends.cache import ResponseCache
 from docqa.backends.client import ModelClient
-from docqa.backends.errors import DOCUMENT, INFRASTRUCTURE, error_kind
+from docqa.backends.errors import error_kind
 from docqa.backends.model_spec import ModelSpec
+from docqa.core.error_kinds import DOCUMENT, INFRASTRUCTURE
 from docqa.core.jsonl import read_jsonl
 from docqa.core.prediction import Prediction, write_predictions
 from docqa.core.question import Question

@@ -53,7 +53,7 @@ from typing import Any, TypeVar
 from docqa.backends.base import Backend
 from docqa.backends.cache import ResponseCache
 from docqa.backends.client import ModelClient
-from docqa.backends.errors import INFRASTRUCTURE
+from docqa.core.error_kinds import INFRASTRUCTURE
 from docqa.core.jsonl import read_jsonl
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question

@@ -42,7 +42,7 @@ from typing import Any
 
 from docqa import __version__
 from docqa.backends.preparation import read_model_card
-from docqa.core.prediction import read_timings
+from docqa.core.prediction import usage_summary
 from docqa.datasets.download import read_manifest
 
 PROVENANCE = "provenance.json"
@@ -114,17 +114,6 @@ def dataset_source(manifests: list[Path]) -> dict[str, Any]:
     if manifest is None:
         raise FileNotFoundError(f"{manifests[0]} is missing or broken; rerun download_dataset")
     return {key: manifest.get(key) for key in ("repo", "commit", "source")}
-
-
-def usage_summary(predictions: Path) -> dict[str, Any]:
-    """The run's total of what ``predictions.timings.jsonl`` measured (module docstring)."""
-    measured = list(read_timings(predictions).values())
-    return {
-        "questions": len(measured),
-        "seconds": round(sum(m.get("usage.seconds", 0.0) for m in measured), 3),
-        "peak_memory_mb": max((m.get("usage.peak_memory_mb", 0.0) for m in measured), default=0.0),
-        "cached_calls": sum(m.get("usage.cached_calls", 0) for m in measured),
-    }
 
 
 def build_provenance(
