@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from docqa.sandbox import SandboxLimits, run_python
-from docqa.sandbox.isolation import current
+from docqa.sandbox.machine import current
 
 RESULTS = Path(__file__).parent / "results" / "sandbox_overhead.json"
 REPO = Path(__file__).resolve().parents[1]

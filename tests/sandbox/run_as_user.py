@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from hostile import MARKER, PAIRS, PROGRAMS, run, run_pair
 
-from docqa.sandbox.isolation import current
+from docqa.sandbox.machine import current
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hostile import MARKER, PAIRS, PROGRAMS, Hostile, Pair, run, run_pair
 
-from docqa.sandbox.isolation import current
+from docqa.sandbox.machine import current
 
 pytestmark = pytest.mark.skipif(
     not current().available, reason=f"no kernel isolation here: {current().reason}"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from docqa.sandbox import SandboxLimits, SandboxResult, process, run_python
-from docqa.sandbox.isolation import current
+from docqa.sandbox.machine import current
 
 pytestmark = pytest.mark.skipif(
     not current().available, reason=f"no kernel isolation here: {current().reason}"

@@ -11,6 +11,7 @@ from docqa.core.document import Document, Page
 from docqa.core.element import Element
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
+from docqa.methods.page_labels import label_ranges, page_numbers
 from docqa.retrievers import PageSearcher
 
 
@@ -97,9 +98,21 @@ class DocumentEnv:
         """The pages a model names in ``text``, in order, each once: page numbers (``2, 5``,
         ``p. 2``, ``3-5``) for one document, ``D2:3`` (also ``D2 p. 3``, ``D2:3-5``) in a
         set; pages that do not exist are left out."""
-        from docqa.methods.page_labels import read_labels
-
-        return read_labels(text, self)
+        pages: list[int] = []
+        if not self.members:
+            pages = [number - 1 for number in page_numbers(text)]
+        else:
+            by_label = {member.label.upper(): member for member in self.members}
+            for label, first, last in label_ranges(text):
+                member = by_label.get(label)
+                if member is None:
+                    continue
+                pages += [
+                    member.start + number - 1 for number in range(first, last + 1)
+                    if 1 <= number <= member.pages
+                ]  # fmt: skip
+        known = range(len(self.pages))
+        return [page for page in dict.fromkeys(pages) if page in known]
 
     def within(self, window: list[int]) -> DocumentEnv:
         """This document restricted to ``window`` (a question's ``page_window``): every

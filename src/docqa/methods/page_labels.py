@@ -1,4 +1,5 @@
-"""Reading the pages a model names, in one document or in a set of documents.
+"""Reading the page numbers a model writes, in one document or in a set of documents
+(:meth:`docqa.methods.base.DocumentEnv.read_page_labels` turns them into its pages).
 
 One document: page numbers as a reader writes them (``2, 5``, ``p. 2 and p. 5``, ``[2, 5]``,
 a range ``3-5``). A set: each page with its document's label, ``D2:3`` (also ``D2 p. 3``,
@@ -8,10 +9,6 @@ a range ``3-5``). A set: each page with its document's label, ``D2:3`` (also ``D
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from docqa.methods.base import DocumentEnv
 
 #: the widest range read as a range (a larger one is a typo or two numbers)
 MAX_RANGE = 50
@@ -36,24 +33,13 @@ def page_numbers(text: str) -> list[int]:
     return list(dict.fromkeys(pages))
 
 
-def read_labels(text: str, env: DocumentEnv) -> list[int]:
-    """The pages of ``env`` named in ``text`` (see the module docstring), each once, in order."""
-    pages: list[int] = []
-    if not env.members:
-        pages = [number - 1 for number in page_numbers(text)]
-    else:
-        by_label = {member.label.upper(): member for member in env.members}
-        for match in _SET_RANGE.finditer(text):
-            member = by_label.get(f"D{int(match.group(1))}")
-            if member is None:
-                continue
-            first, last = _range(match.group(2), match.group(3))
-            pages += [
-                member.start + number - 1 for number in range(first, last + 1)
-                if 1 <= number <= member.pages
-            ]  # fmt: skip
-    known = range(len(env.pages))
-    return [page for page in dict.fromkeys(pages) if page in known]
+def label_ranges(text: str) -> list[tuple[str, int, int]]:
+    """The page ranges written with a document's label in ``text`` (``D2:3-5`` is
+    ``("D2", 3, 5)``), in order: the label upper-cased, the pages 1-based."""
+    return [
+        (f"D{int(match.group(1))}", *_range(match.group(2), match.group(3)))
+        for match in _SET_RANGE.finditer(text)
+    ]
 
 
 def _range(first_text: str, last_text: str | None) -> tuple[int, int]:

@@ -17,26 +17,23 @@ namespaces, with:
 - the rlimits the child sets on itself before the program runs (CPU, address space, file size,
   open files, processes, no core file), which it cannot raise again.
 
-The first use probes the whole arrangement once (a real sandboxed run). When it fails (no
-``bwrap``, no user namespaces, an architecture without a seccomp table), ``require`` raises
-``SandboxUnavailable`` with the reason and the fix: Solve then refuses to run; there is no
-weaker fallback. ``DOCQA_SANDBOX_BWRAP`` names another bwrap binary (or ``none``: no isolation,
-to try the refusal path).
+The first use probes the whole arrangement once (a real sandboxed run, ``machine.py``). When
+it fails (no ``bwrap``, no user namespaces, an architecture without a seccomp table),
+``machine.require`` raises ``SandboxUnavailable`` with the reason and the fix: Solve then
+refuses to run; there is no weaker fallback. ``DOCQA_SANDBOX_BWRAP`` names another bwrap
+binary (or ``none``: no isolation, to try the refusal path).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import shutil
 import struct
 import subprocess
 import sys
 import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from docqa.sandbox.seccomp import UnsupportedArchitecture, build_filter
 
 BWRAP_VARIABLE = "DOCQA_SANDBOX_BWRAP"
 #: where the child's script and the box are inside the sandbox
@@ -119,52 +116,6 @@ class Isolation:
         if not self.available:
             return f"none: {self.reason}"
         return "kernel (bubblewrap): " + ", ".join(self.layers)
-
-
-def require() -> Isolation:
-    """This machine's isolation, or ``SandboxUnavailable`` saying why there is none."""
-    found = current()
-    if not found.available:
-        raise SandboxUnavailable(found.reason)
-    return found
-
-
-def current() -> Isolation:
-    """This machine's isolation for the configured bwrap (probed once per process)."""
-    named = os.environ.get(BWRAP_VARIABLE, "")
-    if named and named != "none" and "/" not in named:
-        named = shutil.which(named) or named
-    return probe(named or shutil.which("bwrap") or "")
-
-
-@functools.cache
-def probe(bwrap: str) -> Isolation:
-    """Build the sandbox's parts around ``bwrap`` and run one trivial program in it."""
-    if not bwrap or bwrap == "none" or not os.access(bwrap, os.X_OK):
-        why = (
-            "bubblewrap (bwrap) is not installed"
-            if bwrap in ("", "none")
-            else f"{bwrap} (from {BWRAP_VARIABLE}) is not an executable"
-        )
-        return Isolation(False, f"the Solve sandbox cannot isolate programs: {why}; {FIX}")
-    try:
-        seccomp = build_filter()
-    except UnsupportedArchitecture as error:
-        return Isolation(False, str(error))
-    python = os.path.realpath(sys.executable)
-    try:
-        binds, hidden = minimal_root(python)
-    except (OSError, subprocess.SubprocessError, ValueError) as error:
-        return Isolation(False, f"the Solve sandbox cannot find what {python} needs: {error}")
-    isolation = Isolation(True, "", LAYERS, bwrap, python, binds, hidden, seccomp)
-    from docqa.sandbox.process import trial_run  # the probe is a real run
-
-    failure = trial_run(isolation)
-    if failure:
-        return Isolation(
-            False, f"the Solve sandbox cannot start bubblewrap here ({failure}); {FIX}"
-        )
-    return isolation
 
 
 def minimal_root(python: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
@@ -289,8 +240,3 @@ def bwrap_arguments(isolation: Isolation, seccomp_fd: int, box_bytes: int) -> li
     arguments += ["--size", str(box_bytes), "--perms", "0700", "--tmpfs", BOX, "--chdir", BOX]
     arguments += ["--remount-ro", "/", "--seccomp", str(seccomp_fd)]
     return arguments
-
-
-def describe() -> str:
-    """The isolation level of this machine, for ``docqa doctor``."""
-    return current().level

@@ -34,7 +34,6 @@ from docqa.sandbox.isolation import (
     Isolation,
     SandboxUnavailable,
     bwrap_arguments,
-    require,
 )
 from docqa.sandbox.limits import SandboxLimits
 from docqa.sandbox.result import SandboxResult
@@ -53,24 +52,6 @@ REFUSALS_CAP = 20 * 202
 #: document, and a count with thousands of digits would make formatting it raise (Python
 #: refuses to turn an int of more than 4300 digits into text)
 MAX_DROPPED = 1 << 53
-
-
-def run_python(
-    code: str, inputs: Any = None, limits: SandboxLimits | None = None, *, guard: bool = True
-) -> SandboxResult:
-    """Run ``code`` with the variable ``evidence`` = ``inputs`` (JSON) in the sandbox.
-
-    Blocks until the program ends or a limit stops it (at most ``limits.wall_seconds`` and a
-    little more). Raises ``SandboxUnavailable`` when this machine cannot isolate it (see
-    ``isolation.py``); every outcome of the program itself is a ``SandboxResult``.
-    ``guard=False`` leaves out the in-process audit hook, which a program can get past with
-    crafted bytecode: the tests run hostile programs that way to check the kernel layers alone.
-    """
-    limits = limits or SandboxLimits()
-    isolation = require()
-    started = time.monotonic()
-    outcome = _run(isolation, code, inputs, limits, guard)
-    return outcome.timed(round(time.monotonic() - started, 3))
 
 
 def trial_run(isolation: Isolation) -> str:

@@ -149,9 +149,9 @@ def check_tesseract() -> Check:
 
 def check_sandbox() -> Check:
     """The isolation level of DocPilot's Solve sandbox (a real sandboxed run, once)."""
-    from docqa.sandbox import isolation
+    from docqa.sandbox import isolation, machine
 
-    found = isolation.current()
+    found = machine.current()
     if found.available:
         return Check("solve sandbox", "ok", found.level)
     detail = f"no isolation: Solve refuses to run and DocPilot records why ({found.reason})"

@@ -19,11 +19,11 @@ from docqa.methods.docpilot.parsing import code_block
 from docqa.methods.docpilot.prompts import SOLVER, SOLVER_STOP, for_pages
 from docqa.methods.docpilot.state import EvidenceItem
 from docqa.methods.docpilot.tools import run_tool
-from docqa.sandbox import SandboxUnavailable, isolation, run_python
+from docqa.sandbox import SandboxUnavailable, machine, run_python
 
 
 async def solve(ctx: Context, arguments: dict) -> Observation:
-    here = isolation.current()
+    here = machine.current()
     if not here.available:  # asking the solver would be wasted: nothing can run its code
         return _unavailable(SandboxUnavailable(here.reason), Usage(), None)
     task = arguments["task"]
