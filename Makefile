@@ -59,12 +59,14 @@ test: setup chromium
 	$(BIN)/python -m pytest
 
 # The habits every change keeps (also .pre-commit-config.yaml): ruff's rules and format (rules
-# in pyproject.toml), snakefmt on the workflow, mypy on src/docqa, hadolint on the Dockerfile.
+# in pyproject.toml), snakefmt on the workflow, mypy on src/docqa, the package's layers
+# (lint-imports, contracts in pyproject.toml), hadolint on the Dockerfile.
 lint: setup
 	$(BIN)/ruff check src tests rules benchmarks
 	$(BIN)/ruff format --check src tests rules benchmarks
 	$(BIN)/snakefmt --check Snakefile rules
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/hadolint Dockerfile
 
 # Refresh requirements.lock from a fresh install of pyproject.toml's pins.

@@ -42,6 +42,7 @@ from typing import Any
 
 import yaml
 
+from docqa.ask_prepared import AskError, Prepared
 from docqa.core.document import Document, Page
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.prediction import Prediction
@@ -55,10 +56,6 @@ MODELS_DIR = Path("results/models")
 #: the model entry keys the prepare_model rule passes on (rules/common.smk, PREPARE_KEYS)
 PREPARE_KEYS = ("backend", "hf_id", "revision", "gguf", "path", "hf_cache")
 HASH_CHARS = 16
-
-
-class AskError(Exception):
-    """A problem the user can fix, shown as one line: what is wrong, and the fix."""
 
 
 @dataclass
@@ -170,22 +167,6 @@ def pick(config: dict[str, Any], method: str, model: str | None) -> tuple[str, s
             f"model {model!r} is not in the config; defined: {', '.join(config['models'])}"
         )
     return method, model
-
-
-@dataclass
-class Prepared:
-    """One document made ready to be asked about: its cache folder and the files and folders the
-    infer stage reads (rendered pages, text, each retriever's indexes, SlideAgent's knowledge)."""
-
-    path: Path
-    cache: Path
-    doc_id: str
-    documents: Path
-    pages_dir: Path
-    text_dir: Path
-    index_dirs: dict[str, Path]
-    knowledge: Path | None
-    cached: list[str]
 
 
 def prepare(path: Path, config: dict[str, Any], method: str, model: str) -> Prepared:

@@ -15,12 +15,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from docqa.ask_prepared import AskError, Prepared
 from docqa.core.jsonl import read_jsonl, write_jsonl
-
-if TYPE_CHECKING:
-    from docqa.ask import Prepared
 
 #: the files of a prepared document, one row a document or page, that a set concatenates
 JOINED = (
@@ -35,7 +33,8 @@ JOINED = (
 
 @dataclass(frozen=True)
 class SetFiles:
-    """What the infer stage reads for a set, as :class:`docqa.ask.Prepared` gives it for one."""
+    """What the infer stage reads for a set, as :class:`docqa.ask_prepared.Prepared` gives it
+    for one."""
 
     cache: Path
     documents: Path
@@ -47,8 +46,6 @@ class SetFiles:
 
 def join_prepared(prepared: list[Prepared], root: Path) -> SetFiles:
     """One folder under ``root`` that reads as one dataset of the ``prepared`` documents."""
-    from docqa.ask import AskError
-
     names: dict[str, Path] = {}
     for one in prepared:
         if one.doc_id in names:
