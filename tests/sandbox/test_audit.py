@@ -21,10 +21,11 @@ import pytest
 
 from docqa.sandbox import SandboxLimits, SandboxResult, run_python
 from docqa.sandbox import isolation as isolation_module
+from docqa.sandbox import machine
 from docqa.sandbox.process import _run
 
 pytestmark = pytest.mark.skipif(
-    not isolation_module.current().available, reason="no kernel isolation on this machine"
+    not machine.current().available, reason="no kernel isolation on this machine"
 )
 
 LIMITS = SandboxLimits(wall_seconds=20)
@@ -70,7 +71,7 @@ def native(code: str, limits: SandboxLimits = LIMITS) -> SandboxResult:
     libffi, inside = _libffi()
     if not libffi:
         pytest.skip("libffi not found: no ctypes to model native code")
-    base = isolation_module.require()
+    base = machine.require()
     isolation = replace(base, binds=(*base.binds, (libffi, inside)))
     return _run(isolation, NATIVE_PRELUDE + code, None, limits, False)
 
