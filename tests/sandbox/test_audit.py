@@ -19,9 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from docqa.sandbox import SandboxLimits, SandboxResult, run_python
+from docqa.sandbox import SandboxLimits, SandboxResult, machine, run_python
 from docqa.sandbox import isolation as isolation_module
-from docqa.sandbox import machine
 from docqa.sandbox.process import _run
 
 pytestmark = pytest.mark.skipif(
