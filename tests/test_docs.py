@@ -23,7 +23,7 @@ from docqa.backends.client import ModelClient
 from docqa.core.document import Document, Page
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
-from docqa.datasets import DATASETS, prepare
+from docqa.datasets import DATASETS
 from docqa.methods import METHODS, create_method
 from docqa.methods.base import DocumentEnv, Models
 from docqa.metrics import METRICS
@@ -163,6 +163,8 @@ def test_examples_are_lint_clean(tmp_path: Path) -> None:
 
 
 def test_dataset_example_converts_and_records_bad_rows(examples: dict, tmp_path: Path) -> None:
+    from docqa.datasets import prepare
+
     root = tmp_path / "my_reports"
     root.mkdir()
     pages = [Image.new("RGB", (200, 100), "white") for _ in range(2)]
