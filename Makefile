@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 SETUP_DONE := $(VENV)/.docqa-setup-done
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup reproduce test lint lock env-locks tesseract bubblewrap chromium graphviz dag clean-results
+.PHONY: setup reproduce test lint lock env-locks tesseract bubblewrap chromium graphviz dag docs-options clean-results
 
 setup: $(SETUP_DONE) tesseract bubblewrap
 
@@ -51,6 +51,11 @@ dag: setup graphviz
 		docs/rulegraph.yaml > docs/rulegraph.dot
 	dot -Tsvg docs/rulegraph.dot > docs/rulegraph.svg
 	rm docs/rulegraph.dot
+
+# docs/configuration.md's option tables, from the option specs the implementations register
+# (tests/workflow/test_options_cli.py fails when they are stale). Rerun after changing a spec.
+docs-options: setup
+	$(BIN)/docqa options --all --markdown --write docs/configuration.md
 
 reproduce: setup
 	$(BIN)/snakemake --cores 8

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "docqa.report.traces_cli",
     "docqa.serving.cli",
     "docqa.workflow.doctor",
+    "docqa.workflow.options_cli",
 )
 
 
