@@ -86,6 +86,8 @@ def check_entry(
 
 def _message(problem: Any, spec: type[Options], where: str, owner: str) -> str:
     key = ".".join(str(part) for part in problem["loc"])
+    if not key:  # a rule over several options (a model validator)
+        return f"{where}: {_problem(problem)}"
     if problem["type"] == "extra_forbidden":
         allowed = sorted(spec.model_fields)
         hint = difflib.get_close_matches(key, allowed, n=1)
