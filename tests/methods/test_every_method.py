@@ -9,7 +9,6 @@ minimal config in ``CONFIGS`` (a registered type without one fails, naming what 
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +79,7 @@ def configs_of(method_type: str, tmp_path: Path) -> list[dict[str, Any]]:
         "images_dir": str(tmp_path / "images"),
         "grids_dir": str(tmp_path / "grids"),
     }
-    accepted = inspect.signature(METHODS.get(method_type)).parameters
+    accepted = METHODS.options(method_type).model_fields
     written = {key: value for key, value in folders.items() if key in accepted}
     return [{"type": method_type, **config, **written} for config in CONFIGS[method_type]]
 

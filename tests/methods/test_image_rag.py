@@ -94,5 +94,5 @@ def test_through_the_index_stage_a_textless_page_is_empty_text_and_still_ranked(
 
 @pytest.mark.parametrize("method", ["image_rag", "text_rag"])
 def test_bad_top_k_is_an_error(method: str) -> None:
-    with pytest.raises(ValueError, match=f"{method}: top_k must be at least 1, not 0"):
+    with pytest.raises(ValueError, match=rf"{method}\.top_k: must be at least 1 \(got 0\)"):
         create_method({"type": method, "top_k": 0})

@@ -138,9 +138,9 @@ def test_a_broken_page_image_fails_its_question_with_the_page_named(
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"mode": "all"}, "mode 'all'"),
-        ({"max_pages": 0}, "max_pages must be at least 1"),
-        ({"max_pixels": 0}, "max_pixels must be at least 1"),
+        ({"mode": "all"}, r"mode: must be one of 'pages' or 'grids' \(got 'all'\)"),
+        ({"max_pages": 0}, r"max_pages: must be at least 1 \(got 0\)"),
+        ({"max_pixels": 0}, r"max_pixels: must be at least 1 \(got 0\)"),
         ({"columns": 3}, "bad options"),
     ],
 )

@@ -12,16 +12,8 @@ from helpers.workflow import default_config, snakemake, workflow_copy
 
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import FIXED
-from docqa.methods import METHODS
 from docqa.metrics import METRICS
-from docqa.runtime.options import CONVERTED, DATASET_OPTIONS, METHOD_OPTIONS, METRIC_OPTIONS
-
-
-def test_declared_method_options_are_the_constructor_parameters() -> None:
-    assert sorted(METHOD_OPTIONS) == METHODS.names()
-    for name in METHODS.names():
-        parameters = inspect.signature(METHODS.get(name)).parameters
-        assert sorted(METHOD_OPTIONS[name]) == sorted(parameters), name
+from docqa.runtime.options import CONVERTED, DATASET_OPTIONS, METRIC_OPTIONS
 
 
 def test_declared_metric_options_are_the_metric_defaults() -> None:

@@ -1,10 +1,13 @@
-"""What every method receives: the document environment, and the method interface."""
+"""What every method receives (the document environment), the method interface, and the option
+specs the baselines share."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import field_validator
 
 from docqa.backends.client import ModelClient
 from docqa.core.document import Document, Page
@@ -12,7 +15,9 @@ from docqa.core.element import Element
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods.page_labels import label_ranges, page_numbers
+from docqa.methods.baseline_prompts import PromptStyle
 from docqa.retrievers import PageSearcher
+from docqa.runtime.spec import Field, Options, refers_to
 
 
 @dataclass(frozen=True)
@@ -175,15 +180,67 @@ class Models:
         return self.roles.get(name, self.main)
 
 
+class MethodOptions(Options):
+    """Base of every method's option spec (``docqa.runtime.spec``): the entry's ``type`` selects
+    the method and is not one of its options."""
+
+    entry_keys: ClassVar[tuple[str, ...]] = ("type",)
+
+
+class ReadingOptions(MethodOptions):
+    """How a baseline reads pages and asks for a short answer (``oracle_pages``, and under
+    :class:`ImageReadingOptions` ``vanilla``, ``text_rag`` and ``image_rag``)."""
+
+    max_chars_per_page: int = Field(
+        1500, ge=1, description="characters of each page's OCR text a text model reads"
+    )
+    max_new_tokens: int = Field(24, ge=1, description="new tokens of the answer")
+    prompt: PromptStyle = Field(
+        "auto",
+        description="prompt style (docqa.methods.baseline_prompts); auto follows the model",
+    )
+    temperature: float = Field(0.0, ge=0, description="decoding temperature (0: greedy)")
+
+
+class ImageReadingOptions(ReadingOptions):
+    """Reading pages given as images."""
+
+    image_max_pixels: int | None = Field(
+        None,
+        ge=1,
+        description="each page image's pixel budget, replacing the model's (null: keep it)",
+    )
+
+
+class TopKOptions(ImageReadingOptions):
+    """The options of a method that reads the ``top_k`` pages of one retriever."""
+
+    retriever: str = refers_to(
+        "retrievers", "bm25", "the retriever that ranks the pages (null: the default)"
+    )
+    top_k: int = Field(4, ge=1, description="pages read, best first")
+
+    @field_validator("retriever", mode="before")
+    @classmethod
+    def _default_retriever(cls, value: object) -> object:
+        """``null`` names the method's own default retriever."""
+        return cls.model_fields["retriever"].default if value is None else value
+
+
 class Method(ABC):
     """Answers one question; written as plain sequential ``async`` code that awaits the models.
 
     The runner keeps many questions in flight, so model calls of different questions are
-    batched by the client without the method doing anything for it.
+    batched by the client without the method doing anything for it. A method is built from its
+    validated option spec (``create_method``), kept as ``options``.
     """
 
+    options: MethodOptions
     #: retrievers whose indexes this method needs (the pipeline builds them first)
     retrievers: tuple[str, ...] = ()
+
+    def __init__(self, options: MethodOptions) -> None:
+        self.options = options
 
     @abstractmethod
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction: ...
@@ -191,44 +248,16 @@ class Method(ABC):
 
 class TopKMethod(Method):
     """Ranks the pages with the retriever that ``retriever`` names and reads the ``top_k`` best
-    (``text_rag``, ``image_rag``): their options and their retrieval step."""
+    (``text_rag``, ``image_rag``): their retrieval step."""
 
-    #: the registered type, for messages
-    name = ""
-    #: the retriever when the config names none
-    default_retriever = ""
+    options: TopKOptions
 
-    def __init__(
-        self,
-        retriever: str | None = None,
-        top_k: int = 4,
-        max_chars_per_page: int = 1500,
-        max_new_tokens: int = 24,
-        prompt: str = "auto",
-        temperature: float = 0.0,
-        image_max_pixels: int | None = None,
-    ) -> None:
-        """``prompt``: a style of :mod:`docqa.methods.baseline_prompts` (``auto`` follows the
-        model); ``image_max_pixels``: each page image's pixel budget, replacing the model's
-        (``None`` keeps it); ``max_chars_per_page``: the page text a text model reads."""
-        from docqa.methods.baseline_prompts import check_style
-
-        if top_k < 1:
-            raise ValueError(f"{self.name}: top_k must be at least 1, not {top_k}")
-        check_style(self.name, prompt)
-        if image_max_pixels is not None and image_max_pixels < 1:
-            raise ValueError(f"{self.name}: image_max_pixels must be at least 1 or null")
-        self.prompt = prompt
-        self.temperature = temperature
-        self.image_max_pixels = image_max_pixels
-        retriever = retriever or self.default_retriever
-        self.retriever = retriever
-        self.retrievers = (retriever,)
-        self.top_k = top_k
-        self.max_chars_per_page = max_chars_per_page
-        self.max_new_tokens = max_new_tokens
+    def __init__(self, options: TopKOptions) -> None:
+        super().__init__(options)
+        self.retrievers = (options.retriever,)
 
     def retrieve(self, question: Question, env: DocumentEnv) -> tuple[list[int], dict[str, Any]]:
         """The ``top_k`` pages, best first, and the trace step that records them."""
-        ranked = env.searcher(self.retriever).search(question.question, self.top_k)
-        return ranked, {"step": "retrieve", "retriever": self.retriever, "pages": ranked}
+        retriever = self.options.retriever
+        ranked = env.searcher(retriever).search(question.question, self.options.top_k)
+        return ranked, {"step": "retrieve", "retriever": retriever, "pages": ranked}

@@ -28,12 +28,14 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from string import Template
+from typing import Literal, get_args
 
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.methods.prompts import STOP, format_pages, reading_preamble, reading_prompt
 
-STYLES = ("auto", "fewshot", "chat", "m3docrag", "bare", "bare_question_first")
+PromptStyle = Literal["auto", "fewshot", "chat", "m3docrag", "bare", "bare_question_first"]
+STYLES: tuple[str, ...] = get_args(PromptStyle)
 FILES = Path(__file__).with_name("prompt_files")
 
 CHAT_INSTRUCTION = (
@@ -47,11 +49,6 @@ CHAT_INSTRUCTION = (
 def template(name: str) -> Template:
     """A paper's prompt template (``prompt_files/<name>.txt``), as its code holds it."""
     return Template((FILES / f"{name}.txt").read_text(encoding="utf-8"))
-
-
-def check_style(method: str, style: str) -> None:
-    if style not in STYLES:
-        raise ValueError(f"{method}: prompt {style!r} is not one of {STYLES}")
 
 
 def resolve_style(style: str, client: ModelClient) -> str:

@@ -17,29 +17,32 @@ from __future__ import annotations
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods import METHODS
-from docqa.methods.base import DocumentEnv, Models, TopKMethod
+from docqa.methods.base import DocumentEnv, Models, TopKMethod, TopKOptions
 from docqa.methods.vanilla import ask, page_part
+from docqa.runtime.spec import refers_to
 
 
-@METHODS.register("image_rag")
+class ImageRAGOptions(TopKOptions):
+    """``image_rag``: the shared top-k options, ranked by a page-image retriever by default."""
+
+    retriever: str = refers_to(
+        "retrievers", "colpali", "the retriever that ranks the pages (null: the default)"
+    )
+
+
+@METHODS.register("image_rag", options=ImageRAGOptions)
 class ImageRAG(TopKMethod):
-    name = "image_rag"
-    default_retriever = "colpali"
+    options: ImageRAGOptions
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         ranked, retrieve = self.retrieve(question, env)
         shown = [
-            (f"### Page {env.page_label(page)}", page_part(env, page, self.max_chars_per_page))
+            (
+                f"### Page {env.page_label(page)}",
+                page_part(env, page, self.options.max_chars_per_page),
+            )
             for page in ranked
         ]
-        answer, usage, output, read = await ask(
-            models.main,
-            question.question,
-            shown,
-            self.max_new_tokens,
-            self.prompt,
-            self.temperature,
-            self.image_max_pixels,
-        )
+        answer, usage, output, read = await ask(models.main, question.question, shown, self.options)
         read = {"step": "read", "pages": ranked, **read, "output": output}
         return Prediction(question.question_id, answer, ranked, [retrieve, read], usage)

@@ -6,7 +6,7 @@ from typing import Any
 
 from docqa.backends.client import ModelClient
 from docqa.core.prediction import Usage
-from docqa.methods.base import DocumentEnv
+from docqa.methods.base import DocumentEnv, ReadingOptions
 from docqa.methods.baseline_prompts import generation, resolve_style, text_request
 
 
@@ -15,15 +15,15 @@ async def read_pages(
     env: DocumentEnv,
     pages: list[int],
     client: ModelClient,
-    max_chars_per_page: int,
-    max_new_tokens: int,
-    prompt: str = "auto",
-    temperature: float = 0.0,
+    options: ReadingOptions,
 ) -> tuple[str, dict[str, Any], Usage]:
-    """Answer ``question`` from the OCR text of ``pages`` (0-based, in the given order), in the
-    prompt style ``prompt`` (:mod:`docqa.methods.baseline_prompts`)."""
-    texts = [(env.page_label(page), env.page_texts[page][:max_chars_per_page]) for page in pages]
-    style = resolve_style(prompt, client)
+    """Answer ``question`` from the OCR text of ``pages`` (0-based, in the given order), as
+    ``options`` say: the page text read, new tokens, prompt style
+    (:mod:`docqa.methods.baseline_prompts`) and temperature."""
+    cut = options.max_chars_per_page
+    texts = [(env.page_label(page), env.page_texts[page][:cut]) for page in pages]
+    style = resolve_style(options.prompt, client)
+    max_new_tokens, temperature = options.max_new_tokens, options.temperature
     gen = generation(style, max_new_tokens, temperature, None)
     request = text_request(style, question, texts, gen)
     completion = await client.complete(request)

@@ -5,25 +5,21 @@ from __future__ import annotations
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods import METHODS
-from docqa.methods.base import DocumentEnv, Models, TopKMethod
+from docqa.methods.base import DocumentEnv, Models, TopKMethod, TopKOptions
 from docqa.methods.reading import read_pages
 
 
-@METHODS.register("text_rag")
+class TextRAGOptions(TopKOptions):
+    """``text_rag``: the shared top-k options (the pages' OCR text is what the model reads)."""
+
+
+@METHODS.register("text_rag", options=TextRAGOptions)
 class TextRAG(TopKMethod):
-    name = "text_rag"
-    default_retriever = "bm25"
+    options: TextRAGOptions
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         ranked, retrieve = self.retrieve(question, env)
         answer, step, usage = await read_pages(
-            question.question,
-            env,
-            ranked,
-            models.main,
-            self.max_chars_per_page,
-            self.max_new_tokens,
-            self.prompt,
-            self.temperature,
+            question.question, env, ranked, models.main, self.options
         )
         return Prediction(question.question_id, answer, ranked, [retrieve, step], usage)

@@ -38,7 +38,7 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Part, file_sha256
@@ -47,12 +47,11 @@ from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import Question
 from docqa.imaging.page_grid import GRID_COLUMNS, MAX_GRID_IMAGES, grid_image, grid_runs
 from docqa.methods import METHODS
-from docqa.methods.base import DocumentEnv, Method, Models
-from docqa.methods.baseline_prompts import check_style, generation, image_request, resolve_style
+from docqa.methods.base import DocumentEnv, ImageReadingOptions, Method, Models
+from docqa.methods.baseline_prompts import generation, image_request, resolve_style
 from docqa.methods.mdocagent.requests import NO_OCR_TEXT
 from docqa.methods.prompts import format_pages
-
-MODES = ("pages", "grids")
+from docqa.runtime.spec import Field
 
 #: MMLongBench-Doc's page cap (``--max_pages``)
 MAX_PAGES = 120
@@ -86,90 +85,70 @@ async def ask(
     client: ModelClient,
     question: str,
     shown: Sequence[tuple[str, Part]],
-    max_new_tokens: int,
-    prompt: str = "auto",
-    temperature: float = 0.0,
-    max_pixels: int | None = None,
+    options: ImageReadingOptions,
 ) -> tuple[str, Usage, str, dict[str, Any]]:
-    """Ask ``question`` about the shown images in prompt style ``prompt``; returns (answer,
-    usage, raw reply, the settings the trace records)."""
-    style = resolve_style(prompt, client)
-    gen = generation(style, max_new_tokens, temperature, max_pixels)
+    """Ask ``question`` about the shown images as ``options`` say (prompt style, new tokens,
+    temperature, each image's pixel budget); returns (answer, usage, raw reply, the settings
+    the trace records)."""
+    style = resolve_style(options.prompt, client)
+    max_pixels = options.image_max_pixels
+    gen = generation(style, options.max_new_tokens, options.temperature, max_pixels)
     completion = await client.complete(image_request(style, question, shown, gen))
     settings = {
         "prompt": style,
-        "max_new_tokens": max_new_tokens,
-        "temperature": temperature,
+        "max_new_tokens": options.max_new_tokens,
+        "temperature": options.temperature,
         "image_max_pixels": max_pixels,
     }
     return completion.text.strip(), completion.usage, completion.text, settings
 
 
-@METHODS.register("vanilla")
+class VanillaOptions(ImageReadingOptions):
+    """``vanilla``: the reading options, and how the whole document is shown."""
+
+    mode: Literal["pages", "grids"] = Field(
+        "pages", description="every page its own image, or the pages in grid images"
+    )
+    max_pages: int = Field(
+        MAX_PAGES, ge=1, description="pages read; a longer document is cut to its first ones"
+    )
+    max_images: int = Field(MAX_GRID_IMAGES, ge=1, description="grid images at most (mode grids)")
+    grid_columns: int = Field(GRID_COLUMNS, ge=1, description="pages a grid row (mode grids)")
+    max_pixels: int | None = Field(
+        None, ge=1, description="pixels of all images of a request together (null: no cap)"
+    )
+    images_dir: str = Field(
+        "results/vanilla_images", description="where scaled pages and grids are written once"
+    )
+
+
+@METHODS.register("vanilla", options=VanillaOptions)
 class Vanilla(Method):
-    def __init__(
-        self,
-        mode: str = "pages",
-        max_pages: int = MAX_PAGES,
-        max_images: int = MAX_GRID_IMAGES,
-        grid_columns: int = GRID_COLUMNS,
-        max_pixels: int | None = None,
-        images_dir: str = "results/vanilla_images",
-        max_chars_per_page: int = 1500,
-        max_new_tokens: int = 24,
-        prompt: str = "auto",
-        temperature: float = 0.0,
-        image_max_pixels: int | None = None,
-    ) -> None:
-        check_style("vanilla", prompt)
-        if mode not in MODES:
-            raise ValueError(f"vanilla: mode {mode!r} is not one of {MODES}")
-        for name, value in (
-            ("max_pages", max_pages),
-            ("max_images", max_images),
-            ("grid_columns", grid_columns),
-            ("max_pixels", 1 if max_pixels is None else max_pixels),
-        ):
-            if value < 1:
-                raise ValueError(f"vanilla: {name} must be at least 1, not {value}")
-        self.mode = mode
-        self.max_pages = max_pages
-        self.max_images = max_images
-        self.grid_columns = grid_columns
-        self.max_pixels = max_pixels
-        self.images_dir = Path(images_dir)
-        self.max_chars_per_page = max_chars_per_page
-        self.max_new_tokens = max_new_tokens
-        self.prompt = prompt
-        self.temperature = temperature
-        self.image_max_pixels = image_max_pixels
+    options: VanillaOptions
+
+    def __init__(self, options: VanillaOptions) -> None:
+        super().__init__(options)
+        self.images_dir = Path(options.images_dir)
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         readable = env.readable  # the question's page window, or every page
-        shown_pages = readable[: self.max_pages]
+        options = self.options
+        shown_pages = readable[: options.max_pages]
         truncated = len(readable) - len(shown_pages)
         runs = (
             [[page] for page in shown_pages]
-            if self.mode == "pages"
+            if options.mode == "pages"
             else [
                 [shown_pages[i] for i in run]
-                for run in grid_runs(len(shown_pages), self.max_images)
+                for run in grid_runs(len(shown_pages), options.max_images)
             ]
         )
-        budget = self.max_pixels // len(runs) if self.max_pixels and runs else None
+        budget = options.max_pixels // len(runs) if options.max_pixels and runs else None
         shown = [(self._heading(env, run), self._part(env, run, budget)) for run in runs]
-        answer, usage, output, settings = await ask(
-            models.main,
-            question.question,
-            shown,
-            self.max_new_tokens,
-            self.prompt,
-            self.temperature,
-            self.image_max_pixels,
-        )
+        answer, usage, output, settings = await ask(models.main, question.question, shown, options)
         step = {
             "step": "read",
-            "mode": self.mode,
+            "mode": options.mode,
             **settings,
             "pages": shown_pages,
             "images": [part.image for _, part in shown],
@@ -189,14 +168,15 @@ class Vanilla(Method):
         """One image of the request: a page as rendered, or a page scaled to ``budget``, or a
         grid of pages; for text-only models, the OCR text of its pages."""
         pages = [env.pages[i] for i in run]
-        if self.mode == "pages":
+        chars = self.options.max_chars_per_page
+        if self.options.mode == "pages":
             page = pages[0]
             if budget is None or page.width * page.height <= budget:
-                return page_part(env, run[0], self.max_chars_per_page)
-            return page_part(env, run[0], self.max_chars_per_page, self._image(pages, 1, budget))
-        texts = [(env.page_label(i), page_text(env, i, self.max_chars_per_page)) for i in run]
+                return page_part(env, run[0], chars)
+            return page_part(env, run[0], chars, self._image(pages, 1, budget))
+        texts = [(env.page_label(i), page_text(env, i, chars)) for i in run]
         return Part.of_image(
-            str(self._image(pages, self.grid_columns, budget)), format_pages(texts)
+            str(self._image(pages, self.options.grid_columns, budget)), format_pages(texts)
         )
 
     def _image(self, pages: Sequence[Page], columns: int, budget: int | None) -> Path:

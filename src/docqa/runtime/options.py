@@ -1,4 +1,4 @@
-"""The options each registered method, metric and dataset adapter takes, declared without
+"""The options each registered metric and dataset adapter takes, declared without
 importing them, so that Snakemake can check every config entry when it parses the workflow
 (``snakemake -n`` included) rather than inside a job an hour later.
 
@@ -13,99 +13,6 @@ config/config.schema.yaml; ``schema_options`` reads those declarations for the s
 from __future__ import annotations
 
 from typing import Any
-
-#: how a baseline reads: its prompt style, decoding temperature and per-request pixel budget
-_READING = {"prompt": "str", "temperature": "number>=0", "image_max_pixels": "any"}
-
-_TOP_K_METHOD = {
-    "retriever": "str|null",
-    "top_k": "int>=1",
-    "max_chars_per_page": "int>=1",
-    "max_new_tokens": "int>=1",
-    **_READING,
-}
-
-#: method ``type`` → option → value rule (the class's constructor parameters)
-METHOD_OPTIONS: dict[str, dict[str, str]] = {
-    "docpilot": {
-        "max_steps": "int>=1",
-        "without": "list",
-        "retriever": "str|null",
-        "hint_pages": "int>=0",
-        "window_pages": "int>=1",
-        "snippet_chars": "int>=1",
-        "max_pages_per_extract": "int>=1",
-        "max_chars_per_page": "int>=1",
-        "max_facts": "int>=1",
-        "focus_zoom": "number>0",
-        "max_focus_crops": "int>=1",
-        "crops_dir": "str",
-        "solve_cpu_seconds": "number>0",
-        "solve_wall_seconds": "number>0",
-        "solve_memory_mb": "int>=1",
-        "insufficient_answer": "str",
-        "max_observation_chars": "int>=1",
-        "orchestrator_tokens": "int>=1",
-        "role_tokens": "any",
-        "max_refused": "any",
-        "count_refused": "bool",
-    },
-    "image_rag": dict(_TOP_K_METHOD),
-    "mdocagent": {
-        "text_retriever": "str",
-        "image_retriever": "str",
-        "top_k": "int>=1",
-        "text_model": "str|null",
-        "vlm_model": "str|null",
-        "ablation": "str",
-        "summarizer_sees_question": "bool",
-        "dedupe_text_pages": "bool",
-        "clue_parser": "str",
-        "answer_parser": "str",
-        "empty_answer": "str",
-        "max_new_tokens": "int>=1",
-        "max_chars_per_page": "int>=1",
-        "image_max_pixels": "any",
-        "prompts": "str",
-    },
-    "oracle_pages": {
-        "max_chars_per_page": "int>=1",
-        "max_new_tokens": "int>=1",
-        "prompt": "str",
-        "temperature": "number>=0",
-    },
-    "slideagent": {
-        "retriever": "str",
-        "top_k": "int>=1",
-        "top_elements": "int>=1",
-        "max_subqueries": "int>=1",
-        "ablation": "str",
-        "setting": "str",
-        "single_image": "bool",
-        "grids_dir": "str",
-        "knowledge_dir": "str|null",
-        "max_chars_per_page": "int>=1",
-        "answer_tokens": "int>=1",
-        "subquery_tokens": "int>=1",
-        "classifier_tokens": "int>=1",
-        "not_answerable": "bool",
-        "page_ranking": "str",
-        "knowledge_index": "any",
-        "knowledge_index_dir": "str",
-    },
-    "text_rag": dict(_TOP_K_METHOD),
-    "vanilla": {
-        "mode": "str",
-        "max_pages": "int>=1",
-        "max_images": "int>=1",
-        "grid_columns": "int>=1",
-        "max_pixels": "any",
-        "images_dir": "str",
-        "max_chars_per_page": "int>=1",
-        "max_new_tokens": "int>=1",
-        **_READING,
-    },
-}
 
 #: metric name → option → value rule (the registered Metric's ``defaults``)
 METRIC_OPTIONS: dict[str, dict[str, str]] = {

@@ -86,6 +86,8 @@ def check_entry(
 
 def _message(problem: Any, spec: type[Options], where: str, owner: str) -> str:
     key = ".".join(str(part) for part in problem["loc"])
+    if not key:  # a rule over several options (a model validator)
+        return f"{where}: {_problem(problem)}"
     if problem["type"] == "extra_forbidden":
         allowed = sorted(spec.model_fields)
         hint = difflib.get_close_matches(key, allowed, n=1)
@@ -94,7 +96,30 @@ def _message(problem: Any, spec: type[Options], where: str, owner: str) -> str:
             f"{where}.{key}: {owner} takes no option {key!r}; {guess}"
             f"its options: {', '.join(allowed) or 'none'} (docqa options shows each)"
         )
-    return f"{where}.{key}: {problem['msg'].lower()} (got {problem['input']!r})"
+    return f"{where}.{key}: {_problem(problem)} (got {problem['input']!r})"
+
+
+#: pydantic error type → how a config message says it (bounds as a user writes them)
+_PHRASES = {
+    "greater_than_equal": "must be at least {ge}",
+    "greater_than": "must be greater than {gt}",
+    "less_than_equal": "must be at most {le}",
+    "less_than": "must be less than {lt}",
+    "literal_error": "must be one of {expected}",
+}
+
+
+def _problem(problem: Any) -> str:
+    """What is wrong with a value: a bound or a choice as the config reads it, a validator's
+    own message as it wrote it, otherwise pydantic's."""
+    phrase = _PHRASES.get(problem["type"])
+    context = {key: f"{value:g}" if isinstance(value, float) else value
+               for key, value in (problem.get("ctx") or {}).items()}  # fmt: skip
+    if phrase:
+        return phrase.format(**context)
+    if problem["type"] == "value_error":
+        return str(context.get("error", problem["msg"]))
+    return str(problem["msg"]).lower()
 
 
 def unknown_name(where: str, name: Any, what: str, known: list[str]) -> str:

@@ -14,7 +14,6 @@ import yaml
 
 from docqa.runtime.options import (
     DATASET_OPTIONS,
-    METHOD_OPTIONS,
     METRIC_OPTIONS,
     schema_options,
     value_error,
@@ -200,7 +199,7 @@ def _legacy_check(
     schema: dict[str, Any] | None,
 ) -> list[str]:
     """TRANSITION: the old tables, for implementations without a spec yet."""
-    tables = {"methods": METHOD_OPTIONS, "metrics": METRIC_OPTIONS, "datasets": DATASET_OPTIONS}
+    tables = {"metrics": METRIC_OPTIONS, "datasets": DATASET_OPTIONS}
     if section in tables:
         rules = tables[section].get(kind)
         if rules is None:

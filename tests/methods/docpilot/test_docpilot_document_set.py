@@ -24,7 +24,7 @@ from helpers.scripted_backend import text_of
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question, documents_fields
 from docqa.methods.base import DocumentEnv
-from docqa.methods.docpilot import DocPilot, prompts
+from docqa.methods.docpilot import DocPilot, DocPilotOptions, prompts
 from docqa.methods.docpilot.actions import ActionError, check_call
 from docqa.methods.docpilot.labels import picks
 from docqa.methods.docpilot.parsing import fact_lines, parse_facts
@@ -90,7 +90,7 @@ class SetRun:
 def over_set(pair: DocumentEnv, tmp_path_factory: pytest.TempPathFactory) -> SetRun:
     crops = tmp_path_factory.mktemp("crops")
     backend = ScriptedReplies(list(RUN))
-    prediction = run(DocPilot(crops_dir=str(crops)), pair, backend, TRUCKS)
+    prediction = run(DocPilot(DocPilotOptions(crops_dir=str(crops))), pair, backend, TRUCKS)
     return SetRun(prediction, backend, crops)
 
 
@@ -208,7 +208,7 @@ def test_bare_numbers_read_as_the_pages_of_the_one_grid_shown(pair: DocumentEnv)
             "1, 4\nMore: no",
         ]
     )
-    prediction = run(DocPilot(max_steps=3), pair, backend, TRUCKS)
+    prediction = run(DocPilot(DocPilotOptions(max_steps=3)), pair, backend, TRUCKS)
     third = prediction.trace[2]
     assert third["picked"] == ["D2:1"]
     assert third["fallbacks"] == ["page_out_of_range"]
@@ -225,7 +225,9 @@ def test_thumbnail_windows_cross_from_one_document_to_the_next(pair: DocumentEnv
         ]
     )
     without_grids = replace(pair, overviews=[])
-    prediction = run(DocPilot(max_steps=2, window_pages=4), without_grids, backend, TRUCKS)
+    prediction = run(
+        DocPilot(DocPilotOptions(max_steps=2, window_pages=4)), without_grids, backend, TRUCKS
+    )
     second = prediction.trace[1]
     assert second["pages"] == [4, 5, 6, 7]
     navigator = text_of(backend.requests[3])
@@ -238,7 +240,12 @@ def test_thumbnail_windows_cross_from_one_document_to_the_next(pair: DocumentEnv
 
 def test_a_vlm_is_told_each_thumbnails_label(pair: DocumentEnv) -> None:
     backend = ScriptedReplies([decision("navigate", {}), "D1:1\nMore: no"], sees_images=True)
-    run(DocPilot(max_steps=1, window_pages=2), replace(pair, overviews=[]), backend, TRUCKS)
+    run(
+        DocPilot(DocPilotOptions(max_steps=1, window_pages=2)),
+        replace(pair, overviews=[]),
+        backend,
+        TRUCKS,
+    )
     parts = backend.requests[1].messages[0].parts
     texts = [part.text for part in parts if part.kind == "text"]
     assert "p. D1:1:\n" in texts
@@ -278,7 +285,7 @@ def test_checked_arguments_facts_and_picks_follow_the_sets_labels(pair: Document
 
 def test_one_documents_prompts_keep_their_numbers(acme: DocumentEnv) -> None:
     backend = ScriptedReplies([decision("navigate", {}), "4\nMore: no"])
-    prediction = run(DocPilot(max_steps=1), acme, backend)
+    prediction = run(DocPilot(DocPilotOptions(max_steps=1)), acme, backend)
     first = orchestrator_prompts(backend)[0]
     assert "Actions (arguments are JSON; pages are numbered from 1):" in first
     assert "\nDocument: 6 pages.\n" in first

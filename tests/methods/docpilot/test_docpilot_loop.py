@@ -20,7 +20,7 @@ from helpers.scripted_backend import text_of
 from docqa.core.prediction import Prediction
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv
-from docqa.methods.docpilot import DocPilot
+from docqa.methods.docpilot import DocPilot, DocPilotOptions
 from docqa.report.traces import render_trace_html
 
 SOLVER_CODE = (
@@ -58,7 +58,9 @@ def full(acme: DocumentEnv, tmp_path_factory: pytest.TempPathFactory) -> FullRun
     """The scripted trajectory above, run once for the tests of this module."""
     crops = tmp_path_factory.mktemp("crops")
     backend = ScriptedReplies(FULL_RUN)
-    return FullRun(run(DocPilot(crops_dir=str(crops)), acme, backend), backend, crops)
+    return FullRun(
+        run(DocPilot(DocPilotOptions(crops_dir=str(crops))), acme, backend), backend, crops
+    )
 
 
 def test_every_action_runs_and_the_answer_comes_from_the_evidence(full: FullRun) -> None:
@@ -179,7 +181,7 @@ def test_a_vlm_sees_the_crop_itself_without_ocr(acme: DocumentEnv, tmp_path: Pat
         ],
         sees_images=True,
     )
-    prediction = run(DocPilot(crops_dir=str(tmp_path / "crops")), acme, backend)
+    prediction = run(DocPilot(DocPilotOptions(crops_dir=str(tmp_path / "crops"))), acme, backend)
     assert prediction.answer == "77"
     focus = prediction.trace[2]
     assert focus["crops"][0]["ocr_text"] == ""
@@ -213,7 +215,13 @@ def test_a_vlm_planner_gets_the_text_lines_the_focus_prompt_promises(acme: Docum
     async def plan() -> None:
         client = ModelClient(backend)
         ctx = Context(
-            QUESTION, acme, client, AgentState(len(acme.pages)), DocPilot().settings, 1, True
+            QUESTION,
+            acme,
+            client,
+            AgentState(len(acme.pages)),
+            DocPilot(DocPilotOptions()).settings,
+            1,
+            True,
         )
         try:
             await _plan(ctx, CHART_PAGE, "the Q3 value label", Usage())

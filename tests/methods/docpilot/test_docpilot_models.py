@@ -22,7 +22,7 @@ from docqa.backends.request import ChatRequest
 from docqa.core.jsonl import write_jsonl
 from docqa.core.prediction import Prediction
 from docqa.methods.base import DocumentEnv
-from docqa.methods.docpilot import DocPilot, prompts
+from docqa.methods.docpilot import DocPilot, DocPilotOptions, prompts
 from docqa.methods.store import DocumentStore
 
 
@@ -46,7 +46,9 @@ def test_docpilot_runs_on_the_embedded_default(acme: DocumentEnv, tmp_path: Path
     prepare_model("gemma3-270m", {"backend": "embedded"}, tmp_path / "gemma3-270m")
     backend = create_backend({"backend": "embedded", "threads": 2}, tmp_path / "gemma3-270m")
     try:
-        prediction = run(DocPilot(max_steps=4, crops_dir=str(tmp_path / "crops")), acme, backend)
+        prediction = run(
+            DocPilot(DocPilotOptions(max_steps=4, crops_dir=str(tmp_path / "crops"))), acme, backend
+        )
     finally:
         backend.close()
     check_ran_to_the_end(prediction, 4)
@@ -97,7 +99,9 @@ def tiny_vlm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
 def test_docpilot_runs_on_a_tiny_random_vlm(
     acme: DocumentEnv, tiny_vlm: Backend, tmp_path: Path
 ) -> None:
-    method = DocPilot(max_steps=2, orchestrator_tokens=16, crops_dir=str(tmp_path / "crops"))
+    method = DocPilot(
+        DocPilotOptions(max_steps=2, orchestrator_tokens=16, crops_dir=str(tmp_path / "crops"))
+    )
     check_ran_to_the_end(run(method, acme, tiny_vlm), 2)
 
 
@@ -116,7 +120,7 @@ def test_a_tiny_random_vlm_reads_the_pages_and_crops_itself(
             decision("answer", {"answer": "77"}),
         ],
     )
-    prediction = run(DocPilot(crops_dir=str(tmp_path / "crops")), acme, steering)
+    prediction = run(DocPilot(DocPilotOptions(crops_dir=str(tmp_path / "crops"))), acme, steering)
     check_ran_to_the_end(prediction, 12)
     assert [step["action"] for step in prediction.trace[:-1]] == [
         "navigate",
@@ -162,7 +166,11 @@ def test_the_document_store_gives_methods_the_overview_grids(
     # without grids, Navigate shows windows of thumbnails instead
     backend = ScriptedReplies([decision("navigate", {}), "2\nMore: no"] + ["?"] * 2)
     prediction = run(
-        DocPilot(max_steps=3, count_refused=True, window_pages=3, crops_dir=str(tmp_path)),
+        DocPilot(
+            DocPilotOptions(
+                max_steps=3, count_refused=True, window_pages=3, crops_dir=str(tmp_path)
+            )
+        ),
         without,
         backend,
     )

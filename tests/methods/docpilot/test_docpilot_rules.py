@@ -12,7 +12,7 @@ from helpers.scripted_backend import text_of
 from docqa.core.question import Question
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv
-from docqa.methods.docpilot import DocPilot
+from docqa.methods.docpilot import DocPilot, DocPilotOptions
 
 STAFF = Question(
     "q-staff", "acme", "How many more staff has Engineering than Design?", "33", "Int", [2]
@@ -51,7 +51,9 @@ def test_actions_become_available_as_the_state_grows(acme: DocumentEnv, tmp_path
             "33",
         ]
     )
-    prediction = run(DocPilot(max_steps=15, crops_dir=str(tmp_path)), acme, backend, STAFF)
+    prediction = run(
+        DocPilot(DocPilotOptions(max_steps=15, crops_dir=str(tmp_path))), acme, backend, STAFF
+    )
     assert prediction.answer == "33"
     everything = "navigate, extract, focus, solve, analyze"
     assert [available_at(p) for p in orchestrator_prompts(backend)] == [
@@ -140,7 +142,7 @@ def test_refused_calls_do_not_use_up_the_steps_and_have_their_own_limit(
     """max_steps counts executed actions (the paper's trajectory length); four refused calls
     leave a one-step budget untouched, and max_refused ends the loop."""
     backend = ScriptedReplies(["I am not sure what to do."] * 4 + [""])
-    method = DocPilot(max_steps=1, max_refused=5, crops_dir=str(tmp_path))
+    method = DocPilot(DocPilotOptions(max_steps=1, max_refused=5, crops_dir=str(tmp_path)))
     prediction = run(method, acme, backend, STAFF)
     summary = summary_of(prediction)
     assert len(backend.requests) == 5
@@ -155,20 +157,22 @@ def test_role_tokens_reach_each_role_and_unknown_roles_are_refused(
 ) -> None:
     backend = ScriptedReplies(["junk"])
     method = DocPilot(
-        max_steps=1, max_refused=1, role_tokens={"orchestrator": 700}, crops_dir=str(tmp_path)
+        DocPilotOptions(
+            max_steps=1, max_refused=1, role_tokens={"orchestrator": 700}, crops_dir=str(tmp_path)
+        )
     )
     run(method, acme, backend, STAFF)
     assert backend.requests[0].generation.max_new_tokens == 700
     assert method.settings.role_tokens["extract"] == 160  # the default where none is given
     with pytest.raises(ValueError, match="role_tokens"):
-        DocPilot(role_tokens={"thinker": 5})
+        DocPilot(DocPilotOptions(role_tokens={"thinker": 5}))
 
 
 def test_at_the_step_limit_the_answer_is_insufficient_evidence(
     acme: DocumentEnv, tmp_path: Path
 ) -> None:
     backend = ScriptedReplies(["I am not sure what to do."] * 3)
-    method = DocPilot(max_steps=3, count_refused=True, crops_dir=str(tmp_path))
+    method = DocPilot(DocPilotOptions(max_steps=3, count_refused=True, crops_dir=str(tmp_path)))
     prediction = run(method, acme, backend, STAFF)
     assert prediction.answer == "Not answerable"
     assert len(backend.requests) == 3
@@ -187,7 +191,9 @@ def test_at_the_step_limit_the_answer_is_insufficient_evidence(
     assert orchestrator_prompts(backend)[2].count("Observation: error (invalid_action)") == 2
 
     custom = DocPilot(
-        max_steps=1, insufficient_answer="insufficient evidence", crops_dir=str(tmp_path)
+        DocPilotOptions(
+            max_steps=1, insufficient_answer="insufficient evidence", crops_dir=str(tmp_path)
+        )
     )
     assert run(custom, acme, ScriptedReplies(["?"]), STAFF).answer == "insufficient evidence"
 
@@ -201,7 +207,7 @@ def test_when_no_action_is_left_the_loop_stops(acme: DocumentEnv, tmp_path: Path
             "none\nMore: no",
         ]
     )
-    prediction = run(DocPilot(crops_dir=str(tmp_path)), acme, backend, STAFF)
+    prediction = run(DocPilot(DocPilotOptions(crops_dir=str(tmp_path))), acme, backend, STAFF)
     summary = summary_of(prediction)
     assert summary["stop"] == "no_available_action"
     assert summary["steps"] == 2
@@ -243,7 +249,9 @@ def test_every_failure_is_answered_counted_and_survived(acme: DocumentEnv, tmp_p
             "",  # no answer: the candidate stands
         ]
     )
-    prediction = run(DocPilot(max_steps=20, crops_dir=str(tmp_path)), acme, backend, STAFF)
+    prediction = run(
+        DocPilot(DocPilotOptions(max_steps=20, crops_dir=str(tmp_path))), acme, backend, STAFF
+    )
     assert prediction.answer == "33"
     assert prediction.error == ""
     assert not backend.replies
@@ -292,16 +300,20 @@ def test_bad_options_are_refused_with_a_clear_error() -> None:
     with pytest.raises(ValueError, match=r"cannot go without \['navigate'\]"):
         create_method({"type": "docpilot", "without": ["navigate"]})
     with pytest.raises(ValueError, match="max_steps"):
-        DocPilot(max_steps=0)
+        DocPilot(DocPilotOptions(max_steps=0))
     with pytest.raises(ValueError, match="focus_zoom"):
-        DocPilot(focus_zoom=10)
+        DocPilot(DocPilotOptions(focus_zoom=10))
 
 
 def test_the_same_refused_call_again_is_a_loop(acme: DocumentEnv, tmp_path: Path) -> None:
     """What the embedded model does: it copies its refused call from the history."""
     wrong = decision("extract", {"answer": "Q3"})
     backend = ScriptedReplies([decision("navigate", {}), "4\nMore: no", wrong, wrong, wrong])
-    prediction = run(DocPilot(max_steps=4, max_refused=3, crops_dir=str(tmp_path)), acme, backend)
+    prediction = run(
+        DocPilot(DocPilotOptions(max_steps=4, max_refused=3, crops_dir=str(tmp_path))),
+        acme,
+        backend,
+    )
     outputs = [step["output"] for step in prediction.trace[1:-1]]
     missing = (
         "extract needs the argument 'pages'; write it as "
@@ -329,7 +341,10 @@ def test_extract_reads_a_region_of_one_page(acme: DocumentEnv, tmp_path: Path) -
         ]
     )
     prediction = run(
-        DocPilot(max_steps=4, count_refused=True, crops_dir=str(tmp_path)), acme, backend, STAFF
+        DocPilot(DocPilotOptions(max_steps=4, count_refused=True, crops_dir=str(tmp_path))),
+        acme,
+        backend,
+        STAFF,
     )
     outputs = [step["output"] for step in prediction.trace[1:-1]]
     assert outputs[0] == (

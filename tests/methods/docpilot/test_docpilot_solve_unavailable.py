@@ -8,7 +8,7 @@ from helpers.acme import QUESTION
 from helpers.docpilot_script import ScriptedReplies, decision, run
 
 from docqa.methods.base import DocumentEnv
-from docqa.methods.docpilot import DocPilot
+from docqa.methods.docpilot import DocPilot, DocPilotOptions
 from docqa.sandbox import SandboxUnavailable, run_python
 from docqa.sandbox.isolation import BWRAP_VARIABLE
 
@@ -32,7 +32,7 @@ def test_without_isolation_solve_runs_nothing_and_the_trace_says_why(
             "77",
         ]
     )
-    prediction = run(DocPilot(crops_dir=str(tmp_path)), acme, backend, QUESTION)
+    prediction = run(DocPilot(DocPilotOptions(crops_dir=str(tmp_path))), acme, backend, QUESTION)
     assert not backend.replies
     assert prediction.answer == "77"
     solve = prediction.trace[2]

@@ -181,5 +181,7 @@ def test_a_shown_question_gets_its_own_line_after_the_codes_summarizer_prompt(
 
 
 def test_an_unknown_prompt_style_names_the_choices() -> None:
-    with pytest.raises(ValueError, match=r"mdocagent prompts 'appendix'.*'paper', 'code'"):
+    with pytest.raises(
+        ValueError, match=r"mdocagent\.prompts: must be one of 'paper' or 'code' \(got 'appendix'\)"
+    ):
         create_method({"type": "mdocagent", "prompts": "appendix"})

@@ -14,7 +14,7 @@ from PIL import Image
 from docqa.core.document import Page
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv
-from docqa.methods.slideagent import SlideAgent, prompts
+from docqa.methods.slideagent import SlideAgent, SlideAgentOptions, prompts
 from docqa.methods.slideagent.knowledge import write_knowledge
 from docqa.report.traces import render_trace_html
 
@@ -44,7 +44,7 @@ def test_each_query_class_activates_its_levels(
     indexed: DocumentEnv, reply: str, query_type: str, readers: list[str]
 ) -> None:
     backend = SlideScript({"classifier": reply})
-    prediction = ask(SlideAgent(), indexed, backend)
+    prediction = ask(SlideAgent(SlideAgentOptions()), indexed, backend)
     assert question_agents(backend) == ["classifier", "subqueries", *readers, "synthesizer"]
     classified = step(prediction, "classifier")
     assert classified["query_type"] == query_type
@@ -59,7 +59,7 @@ def test_an_unparseable_classification_uses_every_level_and_is_counted(
     indexed: DocumentEnv,
 ) -> None:
     backend = SlideScript({"classifier": " I think it is about money"})
-    prediction = ask(SlideAgent(), indexed, backend)
+    prediction = ask(SlideAgent(SlideAgentOptions()), indexed, backend)
     assert question_agents(backend)[2:5] == ["read_global", "read_page", "read_element"]
     assert step(prediction, "classifier")["fallbacks"] == ["classifier_unparsed"]
     assert prediction.usage.fallbacks == 1
@@ -70,7 +70,7 @@ def test_the_knowledge_is_built_once_per_document_and_conditions_each_page(
     indexed: DocumentEnv,
 ) -> None:
     backend = SlideScript({"page": lambda request: f" knowledge {len(text_of(request))}"})
-    method = SlideAgent()
+    method = SlideAgent(SlideAgentOptions())
     ask(method, indexed, backend)
     ask(method, indexed, backend)
     pages = backend.requests_of("page")
@@ -93,7 +93,7 @@ def test_the_knowledge_is_built_once_per_document_and_conditions_each_page(
 
 def test_sub_queries_join_the_retrieval_and_find_the_chart_page(indexed: DocumentEnv) -> None:
     backend = SlideScript()
-    prediction = ask(SlideAgent(top_k=2), indexed, backend)
+    prediction = ask(SlideAgent(SlideAgentOptions(top_k=2)), indexed, backend)
     retrieved = step(prediction, "retrieve")
     assert retrieved["queries"] == [QUESTION.question, "orders Q3", "quarterly orders chart"]
     assert retrieved["pages"][0] == 3
@@ -106,7 +106,7 @@ def test_sub_queries_join_the_retrieval_and_find_the_chart_page(indexed: Documen
 
 
 def test_unparseable_sub_queries_leave_the_original_query_alone(indexed: DocumentEnv) -> None:
-    prediction = ask(SlideAgent(), indexed, SlideScript({"subqueries": "\n\n"}))
+    prediction = ask(SlideAgent(SlideAgentOptions()), indexed, SlideScript({"subqueries": "\n\n"}))
     assert step(prediction, "retrieve")["queries"] == [QUESTION.question]
     assert step(prediction, "subqueries")["fallbacks"] == ["subqueries_unparsed"]
     assert prediction.usage.fallbacks == 1
@@ -114,7 +114,7 @@ def test_unparseable_sub_queries_leave_the_original_query_alone(indexed: Documen
 
 
 def test_an_empty_synthesis_falls_back_to_the_last_level_answer(indexed: DocumentEnv) -> None:
-    prediction = ask(SlideAgent(), indexed, SlideScript({"synthesizer": "  \n"}))
+    prediction = ask(SlideAgent(SlideAgentOptions()), indexed, SlideScript({"synthesizer": "  \n"}))
     assert prediction.answer == "77 orders"  # the element level's answer
     assert step(prediction, "synthesizer")["fallbacks"] == ["empty_answer"]
     assert prediction.usage.fallbacks == 1
@@ -124,7 +124,7 @@ def test_knowledge_replies_that_need_fallbacks_are_counted(indexed: DocumentEnv)
     # E1 described, E2 a copy of the prompt's example, any further element left out
     copying = f" Title only.\nE2: {prompts.ELEMENT_EXAMPLES[1]}"
     backend = SlideScript({"global": "", "page": "", "refine": "", "element": copying})
-    method = SlideAgent()
+    method = SlideAgent(SlideAgentOptions())
     prediction = ask(method, indexed, backend)
     knowledge = method._knowledge["acme"]
     assert knowledge.global_knowledge.startswith("Acme Annual Report")  # the pages' OCR text
@@ -162,7 +162,7 @@ def test_each_ablation_takes_its_part_away(
     indexed: DocumentEnv, ablation: str, classified: str, agents: list[str]
 ) -> None:
     backend = SlideScript({"classifier": classified})
-    prediction = ask(SlideAgent(ablation=ablation), indexed, backend)
+    prediction = ask(SlideAgent(SlideAgentOptions(ablation=ablation)), indexed, backend)
     assert question_agents(backend) == ["classifier", *agents, "synthesizer"]
     if ablation == "without_subqueries":
         assert step(prediction, "retrieve")["queries"] == [QUESTION.question]
@@ -172,7 +172,7 @@ def test_each_ablation_takes_its_part_away(
 
 def test_the_oracle_setting_reads_the_gold_pages_without_a_retriever(acme: DocumentEnv) -> None:
     backend = SlideScript()
-    method = SlideAgent(setting="oracle")
+    method = SlideAgent(SlideAgentOptions(setting="oracle"))
     assert method.retrievers == ()
     prediction = ask(method, acme, backend)  # acme has no index at all
     assert step(prediction, "retrieve")["pages"] == [3] == prediction.pages
@@ -183,7 +183,9 @@ def test_a_single_image_model_gets_the_top_pages_as_one_image(
     indexed: DocumentEnv, tmp_path: Path
 ) -> None:
     backend = SlideScript(sees_images=True)
-    prediction = ask(SlideAgent(single_image=True, grids_dir=str(tmp_path)), indexed, backend)
+    prediction = ask(
+        SlideAgent(SlideAgentOptions(single_image=True, grids_dir=str(tmp_path))), indexed, backend
+    )
     pages = step(prediction, "retrieve")["pages"]
     [grid] = backend.requests_of("read_page")[0].images
     first = indexed.pages[0]
@@ -192,7 +194,11 @@ def test_a_single_image_model_gets_the_top_pages_as_one_image(
     assert len(pages) == 3
     assert step(prediction, "read_page")["images"] == [grid]
     text_only = SlideScript()
-    ask(SlideAgent(single_image=True, grids_dir=str(tmp_path)), indexed, text_only)
+    ask(
+        SlideAgent(SlideAgentOptions(single_image=True, grids_dir=str(tmp_path))),
+        indexed,
+        text_only,
+    )
     shown = text_of(text_only.requests_of("read_page")[0])
     assert all(f"[page {p + 1}]" in shown for p in pages)
 
@@ -200,11 +206,11 @@ def test_a_single_image_model_gets_the_top_pages_as_one_image(
 def test_a_prebuilt_knowledge_base_is_read_not_rebuilt(
     indexed: DocumentEnv, tmp_path: Path
 ) -> None:
-    builder = SlideAgent()
+    builder = SlideAgent(SlideAgentOptions())
     ask(builder, indexed, SlideScript())
     write_knowledge(tmp_path, builder._knowledge["acme"])
     backend = SlideScript()
-    prediction = ask(SlideAgent(knowledge_dir=str(tmp_path)), indexed, backend)
+    prediction = ask(SlideAgent(SlideAgentOptions(knowledge_dir=str(tmp_path))), indexed, backend)
     assert not {"global", "page", "element", "refine"} & set(backend.agents())
     assert step(prediction, "knowledge")["source"] == str(tmp_path)
     assert prediction.answer == "77"
@@ -213,22 +219,24 @@ def test_a_prebuilt_knowledge_base_is_read_not_rebuilt(
 def test_a_missing_or_stale_knowledge_base_is_a_clear_error(
     indexed: DocumentEnv, tmp_path: Path
 ) -> None:
-    missing = ask(SlideAgent(knowledge_dir=str(tmp_path)), indexed, SlideScript())
+    missing = ask(
+        SlideAgent(SlideAgentOptions(knowledge_dir=str(tmp_path))), indexed, SlideScript()
+    )
     assert "no knowledge base for document 'acme'" in missing.error
     assert "build_knowledge" in missing.error
     assert missing.answer == ""
-    builder = SlideAgent()
+    builder = SlideAgent(SlideAgentOptions())
     ask(builder, indexed, SlideScript())
     knowledge = builder._knowledge["acme"]
     knowledge.pages = knowledge.pages[:2]
     write_knowledge(tmp_path, knowledge)
-    stale = ask(SlideAgent(knowledge_dir=str(tmp_path)), indexed, SlideScript())
+    stale = ask(SlideAgent(SlideAgentOptions(knowledge_dir=str(tmp_path))), indexed, SlideScript())
     assert "has 2 pages, the document 6" in stale.error
 
 
 def test_a_failed_model_call_ends_the_question_with_its_trace(indexed: DocumentEnv) -> None:
     backend = SlideScript({"read_page": RuntimeError("GPU fell over")})
-    prediction = ask(SlideAgent(), indexed, backend)
+    prediction = ask(SlideAgent(SlideAgentOptions()), indexed, backend)
     assert prediction.error == "RuntimeError: GPU fell over"
     assert prediction.answer == ""
     assert prediction.trace[-1]["step"] == "result"
@@ -236,7 +244,7 @@ def test_a_failed_model_call_ends_the_question_with_its_trace(indexed: DocumentE
 
 
 def test_the_trace_renders_as_html(indexed: DocumentEnv, tmp_path: Path) -> None:
-    prediction = ask(SlideAgent(), indexed, SlideScript({"classifier": "?"}))
+    prediction = ask(SlideAgent(SlideAgentOptions()), indexed, SlideScript({"classifier": "?"}))
     pages = [Page.from_dict(page.to_dict()) for page in indexed.pages]
     html = render_trace_html(prediction, QUESTION, pages, tmp_path / "q.html").read_text()
     for shown in ("classifier", "retrieve", "synthesizer", "classifier_unparsed", "data:image"):
@@ -259,8 +267,8 @@ def test_the_method_is_built_from_a_minimal_config_and_refuses_bad_options() -> 
 def test_the_synthesizer_can_leave_not_answerable_out(indexed: DocumentEnv) -> None:
     """SlideVQA has no unanswerable question: its config turns the option off."""
     offered, plain = SlideScript(), SlideScript()
-    ask(SlideAgent(), indexed, offered)
-    ask(SlideAgent(not_answerable=False), indexed, plain)
+    ask(SlideAgent(SlideAgentOptions()), indexed, offered)
+    ask(SlideAgent(SlideAgentOptions(not_answerable=False)), indexed, plain)
     assert "Not answerable" in text_of(offered.requests_of("synthesizer")[0])
     assert "Not answerable" not in text_of(plain.requests_of("synthesizer")[0])
 
@@ -274,10 +282,12 @@ def test_pages_rank_by_their_knowledge_text(
     from docqa.retrievers import IndexedPage, create_retriever
 
     method = SlideAgent(
-        top_k=2,
-        page_ranking=ranking,
-        knowledge_index={"type": "bm25"},
-        knowledge_index_dir=str(tmp_path / "kindex"),
+        SlideAgentOptions(
+            top_k=2,
+            page_ranking=ranking,
+            knowledge_index={"type": "bm25"},
+            knowledge_index_dir=str(tmp_path / "kindex"),
+        )
     )
     assert method.retrievers == (() if ranking == "knowledge" else ("bm25",))
     prediction = ask(method, indexed, SlideScript())
@@ -301,4 +311,4 @@ def test_pages_rank_by_their_knowledge_text(
 
 def test_knowledge_ranking_needs_a_knowledge_index() -> None:
     with pytest.raises(ValueError, match="knowledge_index"):
-        SlideAgent(page_ranking="knowledge")
+        SlideAgent(SlideAgentOptions(page_ranking="knowledge"))

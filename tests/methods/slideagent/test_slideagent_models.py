@@ -21,7 +21,7 @@ from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
 from docqa.backends.preparation import prepare_model
 from docqa.methods.base import DocumentEnv
-from docqa.methods.slideagent import SlideAgent
+from docqa.methods.slideagent import SlideAgent, SlideAgentOptions
 from docqa.methods.slideagent.build import KnowledgeSettings, build_knowledge
 from docqa.methods.slideagent.knowledge import read_knowledge, write_knowledge
 
@@ -59,7 +59,9 @@ def build_and_answer(deck: DocumentEnv, backend: Backend, folder: Path) -> None:
     assert all(e.description for e in knowledge.elements)
     assert knowledge.usage.calls == 2 + 2 * PAGES
     for setting in ("retrieval", "oracle"):
-        method = SlideAgent(knowledge_dir=str(folder), setting=setting, top_k=2, answer_tokens=12)
+        method = SlideAgent(
+            SlideAgentOptions(knowledge_dir=str(folder), setting=setting, top_k=2, answer_tokens=12)
+        )
         prediction = ask(method, deck, backend, ASKED)
         assert prediction.error == ""
         assert step(prediction, "classifier")["query_type"]
@@ -94,10 +96,12 @@ def test_slideagent_runs_on_a_tiny_random_vlm(acme: DocumentEnv, tmp_path: Path)
         build_and_answer(deck, backend, tmp_path / "knowledge")
         # the VLM saw the page images themselves, not their OCR text
         single = SlideAgent(
-            knowledge_dir=str(tmp_path / "knowledge"),
-            single_image=True,
-            grids_dir=str(tmp_path / "grids"),
-            answer_tokens=8,
+            SlideAgentOptions(
+                knowledge_dir=str(tmp_path / "knowledge"),
+                single_image=True,
+                grids_dir=str(tmp_path / "grids"),
+                answer_tokens=8,
+            )
         )
         prediction = ask(single, deck, backend, ASKED)
         assert prediction.error == ""

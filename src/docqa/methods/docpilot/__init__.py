@@ -3,6 +3,6 @@
 Importing the package registers the ``docpilot`` method.
 """
 
-from docqa.methods.docpilot.method import DocPilot
+from docqa.methods.docpilot.method import DocPilot, DocPilotOptions
 
-__all__ = ["DocPilot"]
+__all__ = ["DocPilot", "DocPilotOptions"]

@@ -20,7 +20,7 @@ stand for each other (one page is a list of one, a list of one is a page).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from docqa.methods.base import DocumentEnv
 from docqa.methods.docpilot import labels
@@ -28,7 +28,8 @@ from docqa.methods.docpilot.state import AgentState
 
 ACTION_NAMES = ("navigate", "extract", "focus", "solve", "analyze", "answer")
 #: the actions an ablation may take away; the others make the loop
-OPTIONAL_ACTIONS = ("analyze", "focus", "solve")
+Ablation = Literal["analyze", "focus", "solve"]
+OPTIONAL_ACTIONS: tuple[str, ...] = get_args(Ablation)
 MAX_TEXT = 300
 #: the other name a model may give an argument (``page`` for ``pages`` and back)
 ALIASES = {"pages": "page", "page": "pages"}

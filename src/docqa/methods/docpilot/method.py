@@ -27,17 +27,20 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import field_validator
 
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import UNANSWERABLE, Question
 from docqa.methods import METHODS
-from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models
 from docqa.methods.docpilot import labels
 from docqa.methods.docpilot.actions import (
     ACTION_NAMES,
     OPTIONAL_ACTIONS,
     REPEATED_ACTION,
+    Ablation,
     ActionError,
     available_actions,
     check_call,
@@ -68,6 +71,7 @@ from docqa.methods.docpilot.prompts import (
 )
 from docqa.methods.docpilot.solve import solve
 from docqa.methods.docpilot.state import AgentState
+from docqa.runtime.spec import Field, refers_to
 from docqa.sandbox import SandboxLimits
 
 Module = Callable[[Context, dict], Awaitable[Observation]]
@@ -83,94 +87,105 @@ MODULES: dict[str, Module] = {
 SHOWN_EVIDENCE = 20
 
 
-@METHODS.register("docpilot")
-class DocPilot(Method):
-    """Options: ``max_steps`` (executed actions; refused calls too with ``count_refused``);
-    ``max_refused`` (refused calls that end the loop; default ``max_steps``); ``role_tokens``
-    (new tokens per role, over :data:`~docqa.methods.docpilot.context.ROLE_TOKENS`); ``without``
-    (ablations: any of ``analyze``, ``focus``, ``solve``); ``retriever`` (a retriever whose best
-    unseen pages Navigate also shows, ``hint_pages`` of them; none by default);
-    ``window_pages`` (pages per round where no overview grid covers them); ``snippet_chars``
-    (text shown per page in an overview); ``max_pages_per_extract``; ``max_chars_per_page``
-    (OCR text per page read); ``max_facts`` (per reading); ``focus_zoom`` (dpi factor of a crop
-    over its page); ``max_focus_crops``; ``crops_dir``; ``solve_cpu_seconds``,
-    ``solve_wall_seconds``, ``solve_memory_mb`` (sandbox limits); ``insufficient_answer``
-    (the answer at the step limit); ``max_observation_chars`` (per observation in the history);
-    ``orchestrator_tokens`` (per decision)."""
+class DocPilotOptions(MethodOptions):
+    """``docpilot``: the loop's limits, its ablations and each action module's settings."""
 
-    def __init__(
-        self,
-        max_steps: int = 12,
-        without: list[str] | tuple[str, ...] = (),
-        retriever: str | None = None,
-        hint_pages: int = 4,
-        window_pages: int = 12,
-        snippet_chars: int = 100,
-        max_pages_per_extract: int = 3,
-        max_chars_per_page: int = 1500,
-        max_facts: int = 8,
-        focus_zoom: float = 2.0,
-        max_focus_crops: int = 4,
-        crops_dir: str = "results/crops",
-        solve_cpu_seconds: float = 5.0,
-        solve_wall_seconds: float = 10.0,
-        solve_memory_mb: int = 512,
-        insufficient_answer: str = UNANSWERABLE,
-        max_observation_chars: int = 400,
-        orchestrator_tokens: int | None = None,
-        role_tokens: dict[str, int] | None = None,
-        max_refused: int | None = None,
-        count_refused: bool = False,
-    ) -> None:
-        unknown = sorted(set(without) - set(OPTIONAL_ACTIONS))
+    max_steps: int = Field(
+        12, ge=1, description="executed actions (refused calls too with count_refused)"
+    )
+    without: list[Ablation] = Field(
+        default_factory=list, description="actions taken away (ablations): analyze, focus, solve"
+    )
+    retriever: str | None = refers_to(
+        "retrievers", None, "a retriever whose best unseen pages Navigate also shows (null: none)"
+    )
+    hint_pages: int = Field(4, ge=0, description="pages of that retriever Navigate shows")
+    window_pages: int = Field(
+        12, ge=1, description="pages a Navigate round shows where no overview grid covers them"
+    )
+    snippet_chars: int = Field(100, ge=1, description="text shown per page in an overview")
+    max_pages_per_extract: int = Field(3, ge=1, description="pages one Extract reads")
+    max_chars_per_page: int = Field(1500, ge=1, description="OCR text read per page")
+    max_facts: int = Field(8, ge=1, description="facts kept per reading")
+    focus_zoom: float = Field(
+        2.0, ge=1.0, le=MAX_ZOOM, description="dpi factor of a Focus crop over its page"
+    )
+    max_focus_crops: int = Field(4, ge=1, description="crops one Focus plans")
+    crops_dir: str = Field("results/crops", description="where Focus writes its crops")
+    solve_cpu_seconds: float = Field(5.0, gt=0, description="Solve's sandbox: CPU seconds")
+    solve_wall_seconds: float = Field(10.0, gt=0, description="Solve's sandbox: wall seconds")
+    solve_memory_mb: int = Field(512, ge=1, description="Solve's sandbox: memory")
+    insufficient_answer: str = Field(
+        UNANSWERABLE, description="the answer when the loop ends without one"
+    )
+    max_observation_chars: int = Field(
+        400, ge=1, description="characters of each observation kept in the history"
+    )
+    orchestrator_tokens: int | None = Field(
+        None, ge=1, description="new tokens per decision (the older form of role_tokens)"
+    )
+    role_tokens: dict[str, Annotated[int, Field(ge=1)]] | None = Field(
+        None, description="new tokens per model role, over docqa's defaults (context.ROLE_TOKENS)"
+    )
+    max_refused: int | None = Field(
+        None, ge=1, description="refused calls that end the loop (null: max_steps)"
+    )
+    count_refused: bool = Field(False, description="a refused call costs a step")
+
+    @field_validator("without", mode="before")
+    @classmethod
+    def _known_actions(cls, without: object) -> object:
+        unknown = sorted(set(without) - set(OPTIONAL_ACTIONS)) if isinstance(without, list) else []
         if unknown:
             raise ValueError(
-                f"docpilot: cannot go without {unknown}; an ablation removes any of "
+                f"cannot go without {unknown}; an ablation removes any of "
                 f"{', '.join(OPTIONAL_ACTIONS)}"
             )
-        if max_steps < 1 or window_pages < 1 or max_pages_per_extract < 1 or max_focus_crops < 1:
-            raise ValueError(
-                "docpilot: max_steps, window_pages, max_pages_per_extract and max_focus_crops "
-                "must be at least 1"
-            )
-        if not 1.0 <= focus_zoom <= MAX_ZOOM:
-            raise ValueError(f"docpilot: focus_zoom must be between 1 and {MAX_ZOOM:g}")
-        self.retrievers = (retriever,) if retriever else ()
-        tokens = {**ROLE_TOKENS, **(role_tokens or {})}
-        if orchestrator_tokens is not None:  # the older, narrower option
-            tokens["orchestrator"] = orchestrator_tokens
-        unknown_roles = sorted(set(tokens) - set(ROLE_TOKENS))
-        if unknown_roles or min(tokens.values()) < 1:
-            raise ValueError(
-                f"docpilot: role_tokens {role_tokens} must give roles of {sorted(ROLE_TOKENS)} "
-                "at least 1 token"
-            )
-        self.orchestrator_tokens = tokens["orchestrator"]
-        self.max_refused = max_steps if max_refused is None else max_refused
-        if self.max_refused < 1:
-            raise ValueError(f"docpilot: max_refused must be at least 1, not {max_refused}")
-        self.count_refused = count_refused
-        enabled = tuple(name for name in ACTION_NAMES if name not in without)
+        return without
+
+    @field_validator("role_tokens")
+    @classmethod
+    def _known_roles(cls, tokens: dict[str, int] | None) -> dict[str, int] | None:
+        unknown = sorted(set(tokens or ()) - set(ROLE_TOKENS))
+        if unknown:
+            raise ValueError(f"role_tokens: no role {unknown}; the roles: {', '.join(ROLE_TOKENS)}")
+        return tokens
+
+
+@METHODS.register("docpilot", options=DocPilotOptions)
+class DocPilot(Method):
+    """The ReAct loop (module docstring); its options: :class:`DocPilotOptions`."""
+
+    options: DocPilotOptions
+
+    def __init__(self, options: DocPilotOptions) -> None:
+        super().__init__(options)
+        self.retrievers = (options.retriever,) if options.retriever else ()
+        tokens = {**ROLE_TOKENS, **(options.role_tokens or {})}
+        if options.orchestrator_tokens is not None:  # the older, narrower option
+            tokens["orchestrator"] = options.orchestrator_tokens
+        self.max_refused = options.max_steps if options.max_refused is None else options.max_refused
+        enabled = tuple(name for name in ACTION_NAMES if name not in options.without)
         self.settings = Settings(
-            max_steps=max_steps,
+            max_steps=options.max_steps,
             enabled=enabled,
-            retriever=retriever,
-            hint_pages=hint_pages,
-            window_pages=window_pages,
-            snippet_chars=snippet_chars,
-            max_pages_per_extract=max_pages_per_extract,
-            max_chars_per_page=max_chars_per_page,
-            max_facts=max_facts,
-            focus_zoom=focus_zoom,
-            max_focus_crops=max_focus_crops,
-            crops_dir=Path(crops_dir),
+            retriever=options.retriever,
+            hint_pages=options.hint_pages,
+            window_pages=options.window_pages,
+            snippet_chars=options.snippet_chars,
+            max_pages_per_extract=options.max_pages_per_extract,
+            max_chars_per_page=options.max_chars_per_page,
+            max_facts=options.max_facts,
+            focus_zoom=options.focus_zoom,
+            max_focus_crops=options.max_focus_crops,
+            crops_dir=Path(options.crops_dir),
             solve_limits=SandboxLimits(
-                cpu_seconds=solve_cpu_seconds,
-                wall_seconds=solve_wall_seconds,
-                memory_mb=solve_memory_mb,
+                cpu_seconds=options.solve_cpu_seconds,
+                wall_seconds=options.solve_wall_seconds,
+                memory_mb=options.solve_memory_mb,
             ),
-            insufficient_answer=insufficient_answer,
-            max_observation_chars=max_observation_chars,
+            insufficient_answer=options.insufficient_answer,
+            max_observation_chars=options.max_observation_chars,
             role_tokens=tokens,
         )
         self.header = orchestrator_header(enabled)
@@ -208,13 +223,12 @@ class DocPilot(Method):
                 available,
             )
             step_usage = Usage()
-            reply = await ask(
-                client, [prompt], self.orchestrator_tokens, ORCHESTRATOR_STOP, step_usage
-            )
+            tokens = settings.role_tokens["orchestrator"]
+            reply = await ask(client, [prompt], tokens, ORCHESTRATOR_STOP, step_usage)
             record, observation = await self._act(replace(base, step=step), reply)
             if record.get("refused"):
                 refused += 1
-                if self.count_refused:
+                if self.options.count_refused:
                     executed += 1
             else:
                 executed += 1

@@ -4,6 +4,6 @@
 Importing the package registers the ``mdocagent`` method.
 """
 
-from docqa.methods.mdocagent.method import MDocAgent
+from docqa.methods.mdocagent.method import MDocAgent, MDocAgentOptions
 
-__all__ = ["MDocAgent"]
+__all__ = ["MDocAgent", "MDocAgentOptions"]

@@ -39,77 +39,87 @@ and keeps the trace and usage up to that point.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import Question
 from docqa.methods import METHODS
-from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models
 from docqa.methods.mdocagent import requests
-from docqa.methods.mdocagent.parsing import check_parser, parse_answer, parse_clues
-from docqa.methods.mdocagent.prompts import prompt_set
+from docqa.methods.mdocagent.parsing import Parser, parse_answer, parse_clues
+from docqa.methods.mdocagent.prompts import PromptStyle, prompt_set
+from docqa.runtime.spec import Field, refers_to
 
+Ablation = Literal["none", "without_text", "without_image", "without_general_critical"]
 #: the paper's ablations: which agents each variant leaves out
-ABLATIONS: dict[str, frozenset[str]] = {
+ABLATIONS: dict[Ablation, frozenset[str]] = {
     "none": frozenset(),
     "without_text": frozenset({"text"}),
     "without_image": frozenset({"image"}),
     "without_general_critical": frozenset({"general", "critical"}),
 }
-EMPTY_ANSWER = ("keep", "agents")
 
 #: characters of each message part kept in a trace step's input summary (head and tail)
 SHOWN_HEAD, SHOWN_TAIL = 300, 700
 
 
-@METHODS.register("mdocagent")
+class MDocAgentOptions(MethodOptions):
+    """``mdocagent``: the original's behaviour by default (module docstring)."""
+
+    text_retriever: str = refers_to("retrievers", "bm25", "ranks the pages read as text")
+    image_retriever: str = refers_to("retrievers", "bm25", "ranks the pages shown as images")
+    top_k: int = Field(1, ge=1, description="pages of each retriever")
+    text_model: str | None = refers_to(
+        "models", None, "the text agent's model (null: the run's model)"
+    )
+    vlm_model: str | None = refers_to(
+        "models", None, "every other agent's model (null: the run's model)"
+    )
+    ablation: Ablation = Field("none", description="the paper's variant: the agents left out")
+    summarizer_sees_question: bool = Field(
+        False, description="the summarizer also reads the question (the original: no)"
+    )
+    dedupe_text_pages: bool = Field(
+        False, description="drop a page's repeats from the text top-k (the original keeps them)"
+    )
+    clue_parser: Parser = Field(
+        "original", description="how the critical agent's clues are read (parsing module)"
+    )
+    answer_parser: Parser = Field(
+        "original", description="how the summarizer's answer is read (parsing module)"
+    )
+    empty_answer: Literal["keep", "agents"] = Field(
+        "keep", description="an empty final answer stays empty, or is the last agent answer"
+    )
+    max_new_tokens: int = Field(256, ge=1, description="new tokens of every agent")
+    max_chars_per_page: int = Field(100_000, ge=1, description="page text an agent reads")
+    image_max_pixels: int | None = Field(
+        None, ge=1, description="each page image's pixel budget (null: the model's)"
+    )
+    prompts: PromptStyle = Field(
+        "paper", description="the agents' prompts: the paper's appendix, or the released code's"
+    )
+
+
+@METHODS.register("mdocagent", options=MDocAgentOptions)
 class MDocAgent(Method):
-    def __init__(
-        self,
-        text_retriever: str = "bm25",
-        image_retriever: str = "bm25",
-        top_k: int = 1,
-        text_model: str | None = None,
-        vlm_model: str | None = None,
-        ablation: str = "none",
-        summarizer_sees_question: bool = False,
-        dedupe_text_pages: bool = False,
-        clue_parser: str = "original",
-        answer_parser: str = "original",
-        empty_answer: str = "keep",
-        max_new_tokens: int = 256,
-        max_chars_per_page: int = 100_000,
-        image_max_pixels: int | None = None,
-        prompts: str = "paper",
-    ) -> None:
-        if ablation not in ABLATIONS:
-            raise ValueError(f"mdocagent ablation {ablation!r} is not one of {tuple(ABLATIONS)}")
-        if empty_answer not in EMPTY_ANSWER:
-            raise ValueError(f"mdocagent empty_answer {empty_answer!r}: use one of {EMPTY_ANSWER}")
-        if top_k < 1:
-            raise ValueError(f"mdocagent top_k must be at least 1, got {top_k}")
-        self.prompts = prompts
-        self.wording = prompt_set(prompts)
-        self.text_retriever = text_retriever
-        self.image_retriever = image_retriever
-        self.retrievers = tuple(dict.fromkeys((text_retriever, image_retriever)))
-        self.top_k = top_k
+    options: MDocAgentOptions
+
+    def __init__(self, options: MDocAgentOptions) -> None:
+        super().__init__(options)
+        self.wording = prompt_set(options.prompts)
+        self.retrievers = tuple(dict.fromkeys((options.text_retriever, options.image_retriever)))
         # the models themselves reach the method through Models (the runner loads the models
         # these options name); the names label the trace
-        self.model_names = {"text": text_model, "vlm": vlm_model}
-        self.skipped = ABLATIONS[ablation]
-        self.summarizer_sees_question = summarizer_sees_question
-        self.dedupe_text_pages = dedupe_text_pages
-        self.clue_parser = check_parser("clue_parser", clue_parser)
-        self.answer_parser = check_parser("answer_parser", answer_parser)
-        self.empty_answer = empty_answer
+        self.model_names = {"text": options.text_model, "vlm": options.vlm_model}
+        self.skipped = ABLATIONS[options.ablation]
         # image_max_pixels: each page image's pixel budget (the paper's Qwen2-VL: 16,384
         # visual tokens at top-1, 2,048 at top-4); None keeps the model's
-        self.image_max_pixels = image_max_pixels
-        self.generation = Generation(max_new_tokens=max_new_tokens, max_pixels=image_max_pixels)
-        self.max_chars_per_page = max_chars_per_page
+        self.generation = Generation(
+            max_new_tokens=options.max_new_tokens, max_pixels=options.image_max_pixels
+        )
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         run = _Run(question.question_id, env)
@@ -121,11 +131,13 @@ class MDocAgent(Method):
 
     async def _chain(self, question: str, env: DocumentEnv, models: Models, run: _Run) -> str:
         text_pages = self._text_pages(question, env)
-        image_pages = env.searcher(self.image_retriever).search(question, self.top_k)
-        run.retrieved("text", self.text_retriever, text_pages)
-        run.retrieved("image", self.image_retriever, image_pages)
+        image_pages = env.searcher(self.options.image_retriever).search(
+            question, self.options.top_k
+        )
+        run.retrieved("text", self.options.text_retriever, text_pages)
+        run.retrieved("image", self.options.image_retriever, image_pages)
         texts = [
-            requests.flatten_page_text(env.page_texts[page], self.max_chars_per_page)
+            requests.flatten_page_text(env.page_texts[page], self.options.max_chars_per_page)
             for page in text_pages
         ]
         images = [
@@ -143,7 +155,7 @@ class MDocAgent(Method):
             critical = await run.call(
                 "critical", vlm, requests.critical(asked, general, self.wording), seen
             )
-            clues = parse_clues(critical, self.clue_parser)
+            clues = parse_clues(critical, self.options.clue_parser)
             run.note(clues={"text": clues.text, "image": clues.image}, fallbacks=clues.fallbacks)
             text_question = requests.with_clue(question, clues.text)
             image_question = requests.with_clue(question, clues.image)
@@ -155,11 +167,11 @@ class MDocAgent(Method):
             asked = requests.image(image_question, images, self.generation, self.wording)
             answers.append(("Image", await run.call("image", vlm, asked, image_pages)))
 
-        shown = question if self.summarizer_sees_question else None
+        shown = question if self.options.summarizer_sees_question else None
         summary = await run.call(
             "summarizer", vlm, requests.summary(answers, shown, self.generation, self.wording), []
         )
-        final = parse_answer(summary, self.answer_parser)
+        final = parse_answer(summary, self.options.answer_parser)
         run.note(fallbacks=final.fallbacks)
         answer = final.answer
         if not answer:
@@ -168,22 +180,23 @@ class MDocAgent(Method):
         return answer
 
     def _text_pages(self, question: str, env: DocumentEnv) -> list[int]:
-        searcher = env.searcher(self.text_retriever)
-        if not self.dedupe_text_pages:
+        searcher = env.searcher(self.options.text_retriever)
+        top_k = self.options.top_k
+        if not self.options.dedupe_text_pages:
             if hasattr(searcher, "search_with_repeats") and hasattr(
                 getattr(searcher, "inner", searcher), "search_with_repeats"
             ):  # a best-passage ColBERT index: the original's passage order, repeats kept
-                return list(searcher.search_with_repeats(question, self.top_k))
-            return searcher.search(question, self.top_k)
+                return list(searcher.search_with_repeats(question, top_k))
+            return searcher.search(question, top_k)
         # rank the whole document so that dropping repeats still leaves k pages
-        ranked = searcher.search(question, max(searcher.pages, self.top_k))
-        return list(dict.fromkeys(ranked))[: self.top_k]
+        ranked = searcher.search(question, max(searcher.pages, top_k))
+        return list(dict.fromkeys(ranked))[:top_k]
 
     def _client(self, models: Models, role: str) -> _Client:
         return _Client(models.role(role), self.model_names[role])
 
     def _empty_answer_fallback(self, answers: list[tuple[str, str]]) -> str:
-        if self.empty_answer == "agents":
+        if self.options.empty_answer == "agents":
             for _, text in reversed(answers):
                 if text.strip():
                     return text.strip()

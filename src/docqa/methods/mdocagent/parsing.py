@@ -26,9 +26,9 @@ import ast
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-PARSERS = ("original", "lenient")
+Parser = Literal["original", "lenient"]
 
 _FENCE = re.compile(r"```[a-zA-Z]*\s*|```")
 #: a value, up to the next quoted key, the closing brace or the end of the reply
@@ -48,12 +48,6 @@ class Clues:
 class FinalAnswer:
     answer: str
     fallbacks: tuple[str, ...] = ()
-
-
-def check_parser(option: str, value: str) -> str:
-    if value not in PARSERS:
-        raise ValueError(f"mdocagent option {option}: {value!r} is not one of {PARSERS}")
-    return value
 
 
 def parse_clues(reply: str, parser: str = "original") -> Clues:

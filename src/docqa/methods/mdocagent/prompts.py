@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Literal, get_args
 
 GENERAL = (
     "You are an advanced agent capable of analyzing both text and images. Your task is to use "
@@ -102,7 +103,8 @@ ANSWER_HEADING = "{name} Agent:\n{answer}\n"
 
 
 #: the prompt styles of the ``prompts`` option
-STYLES = ("paper", "code")
+PromptStyle = Literal["paper", "code"]
+STYLES: tuple[str, ...] = get_args(PromptStyle)
 
 #: where the released code's prompt texts are stored (see ``SOURCES.md`` there)
 FILES = Path(__file__).resolve().parent.parent / "prompt_files"

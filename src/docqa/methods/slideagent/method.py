@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import model_validator
 
 from docqa.backends.client import ModelClient
 from docqa.backends.request import Generation
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods import METHODS
-from docqa.methods.base import DocumentEnv, Method, Models, WindowSearcher
+from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models, WindowSearcher
 from docqa.methods.document_set import member_env
 from docqa.methods.slideagent import prompts, requests
 from docqa.methods.slideagent.build import KnowledgeSettings, build_knowledge
@@ -50,85 +52,89 @@ from docqa.methods.slideagent.parsing import (
 )
 from docqa.methods.slideagent.retrieval import retrieve_elements, retrieve_pages
 from docqa.retrievers import PageSearcher
+from docqa.runtime.spec import Field, refers_to
 
+Ablation = Literal[
+    "none", "without_global", "without_page", "without_element", "without_subqueries"
+]
 #: the paper's ablations: what each variant leaves out
-ABLATIONS: dict[str, frozenset[str]] = {
+ABLATIONS: dict[Ablation, frozenset[str]] = {
     "none": frozenset(),
     "without_global": frozenset({"global"}),
     "without_page": frozenset({"page"}),
     "without_element": frozenset({"element"}),
     "without_subqueries": frozenset({"subqueries"}),
 }
-SETTINGS = ("retrieval", "oracle")
-PAGE_RANKINGS = ("pages", "knowledge", "both")
 
 
-@METHODS.register("slideagent")
-class SlideAgent(Method):
-    def __init__(
-        self,
-        retriever: str = "bm25",
-        top_k: int = 3,
-        top_elements: int = 5,
-        max_subqueries: int = 3,
-        ablation: str = "none",
-        setting: str = "retrieval",
-        single_image: bool = False,
-        grids_dir: str = "results/grids",
-        knowledge_dir: str | None = None,
-        max_chars_per_page: int = 1500,
-        answer_tokens: int = 48,
-        subquery_tokens: int = 48,
-        classifier_tokens: int = 8,
-        not_answerable: bool = True,
-        page_ranking: str = "pages",
-        knowledge_index: dict[str, Any] | None = None,
-        knowledge_index_dir: str = "results/knowledge_index",
-    ) -> None:
-        """``not_answerable``: the synthesizer may answer "Not answerable" (off for a benchmark
-        without unanswerable questions, SlideVQA). ``page_ranking``: pages rank by
-        ``retriever`` (``pages``), by their knowledge text through ``knowledge_index``
-        (a retriever config entry, e.g. ``{type: dense_text, model: ...}``; ``knowledge``),
-        or by both fused (``both``); knowledge indexes go to ``knowledge_index_dir``."""
-        if ablation not in ABLATIONS:
-            raise ValueError(f"slideagent ablation {ablation!r} is not one of {tuple(ABLATIONS)}")
-        if setting not in SETTINGS:
-            raise ValueError(f"slideagent setting {setting!r} is not one of {SETTINGS}")
-        if min(top_k, max_subqueries) < 1 or top_elements < 0:
+class SlideAgentOptions(MethodOptions):
+    """``slideagent``: retrieval, the paper's variants, and the readers' budgets."""
+
+    retriever: str = refers_to("retrievers", "bm25", "ranks the pages (page_ranking pages or both)")
+    top_k: int = Field(3, ge=1, description="pages retrieved for the query and sub-queries")
+    top_elements: int = Field(5, ge=0, description="elements of those pages the reader sees")
+    max_subqueries: int = Field(3, ge=1, description="sub-queries at most")
+    ablation: Ablation = Field("none", description="the paper's variant: the level left out")
+    setting: Literal["retrieval", "oracle"] = Field(
+        "retrieval", description="retrieve the pages, or read the gold evidence pages"
+    )
+    single_image: bool = Field(
+        False, description="show the pages as one grid image (single-image models)"
+    )
+    grids_dir: str = Field("results/grids", description="where those grid images are written")
+    knowledge_dir: str | None = Field(
+        None,
+        description="the build_knowledge rule's folder (the infer stage sets it); "
+        "null: built on the fly",
+    )
+    max_chars_per_page: int = Field(1500, ge=1, description="page text the page reader sees")
+    answer_tokens: int = Field(48, ge=1, description="new tokens of each reader's answer")
+    subquery_tokens: int = Field(48, ge=1, description="new tokens of the sub-queries")
+    classifier_tokens: int = Field(8, ge=1, description="new tokens of the query type")
+    not_answerable: bool = Field(
+        True, description='the synthesizer may answer "Not answerable" (off for SlideVQA)'
+    )
+    page_ranking: Literal["pages", "knowledge", "both"] = Field(
+        "pages", description="rank pages by retriever, by their knowledge text, or both fused"
+    )
+    knowledge_index: dict[str, Any] | None = Field(
+        None, description="the retriever entry that ranks knowledge text ({type: bm25}, ...)"
+    )
+    knowledge_index_dir: str = Field(
+        "results/knowledge_index", description="where knowledge indexes are written"
+    )
+
+    @model_validator(mode="after")
+    def _knowledge_ranking_has_an_index(self) -> SlideAgentOptions:
+        if self.page_ranking != "pages" and not self.knowledge_index:
             raise ValueError(
-                "slideagent: top_k and max_subqueries must be at least 1 and top_elements at "
-                f"least 0, got {top_k}, {max_subqueries} and {top_elements}"
-            )
-        if page_ranking not in PAGE_RANKINGS:
-            raise ValueError(
-                f"slideagent page_ranking {page_ranking!r}: use one of {PAGE_RANKINGS}"
-            )
-        if page_ranking != "pages" and not knowledge_index:
-            raise ValueError(
-                f"slideagent page_ranking {page_ranking!r} needs knowledge_index: a retriever "
+                f"page_ranking {self.page_ranking!r} needs knowledge_index: a retriever "
                 "entry such as {type: bm25} or {type: dense_text, model: <folder>}"
             )
-        self.not_answerable = not_answerable
-        self.page_ranking = page_ranking
-        self.knowledge_index = knowledge_index
-        self.knowledge_index_dir = Path(knowledge_index_dir)
+        return self
+
+
+@METHODS.register("slideagent", options=SlideAgentOptions)
+class SlideAgent(Method):
+    options: SlideAgentOptions
+
+    def __init__(self, options: SlideAgentOptions) -> None:
+        super().__init__(options)
+        self.knowledge_index_dir = Path(options.knowledge_index_dir)
         self._knowledge_searchers: dict[str, PageSearcher] = {}
-        self.retriever = retriever
-        uses_index = setting == "retrieval" and page_ranking != "knowledge"
-        self.retrievers = (retriever,) if uses_index else ()
-        self.top_k = top_k
-        self.top_elements = top_elements
-        self.max_subqueries = max_subqueries
-        self.left_out = ABLATIONS[ablation]
+        uses_index = options.setting == "retrieval" and options.page_ranking != "knowledge"
+        self.retrievers = (options.retriever,) if uses_index else ()
+        self.left_out = ABLATIONS[options.ablation]
         self.levels = tuple(level for level in LEVELS if level not in self.left_out)
-        self.setting = setting
-        self.grids_dir = Path(grids_dir) if single_image else None
-        self.knowledge_dir = knowledge_dir
-        self.max_chars_per_page = max_chars_per_page
+        self.grids_dir = Path(options.grids_dir) if options.single_image else None
         self.generation = {
-            "answer": Generation(max_new_tokens=answer_tokens, stop=prompts.END_OF_LINE),
-            "subqueries": Generation(max_new_tokens=subquery_tokens, stop=prompts.END_OF_BLOCK),
-            "classifier": Generation(max_new_tokens=classifier_tokens, stop=prompts.END_OF_LINE),
+            "answer": Generation(max_new_tokens=options.answer_tokens, stop=prompts.END_OF_LINE),
+            "subqueries": Generation(
+                max_new_tokens=options.subquery_tokens, stop=prompts.END_OF_BLOCK
+            ),
+            "classifier": Generation(
+                max_new_tokens=options.classifier_tokens, stop=prompts.END_OF_LINE
+            ),
         }
         #: by document (or set) id: the knowledge questions read, and the on-the-fly builds
         self._knowledge: dict[str, Knowledge] = {}
@@ -167,9 +173,11 @@ class SlideAgent(Method):
 
         subqueries: list[str] = []
         if "subqueries" not in self.left_out:
-            asked = requests.subqueries(query, self.max_subqueries, self.generation["subqueries"])
+            asked = requests.subqueries(
+                query, self.options.max_subqueries, self.generation["subqueries"]
+            )
             reply, step = await log.call("subqueries", client, asked, [])
-            subqueries, fallbacks = parse_subqueries(reply, query, self.max_subqueries)
+            subqueries, fallbacks = parse_subqueries(reply, query, self.options.max_subqueries)
             log.fallback(step, fallbacks)
             step["subqueries"] = subqueries
 
@@ -179,8 +187,10 @@ class SlideAgent(Method):
         log.trace.append(
             {
                 "step": "retrieve",
-                "setting": self.setting,
-                "retriever": self._ranked_by() if self.setting == "retrieval" else "gold pages",
+                "setting": self.options.setting,
+                "retriever": (
+                    self._ranked_by() if self.options.setting == "retrieval" else "gold pages"
+                ),
                 "queries": queries,
                 "pages": pages,
                 "elements": [_shown(element) for element in elements],
@@ -194,7 +204,9 @@ class SlideAgent(Method):
             )
             answers.append((level, answer))
             looked += [page for page in shown if page not in looked]
-        asked = requests.synthesize(query, answers, self.generation["answer"], self.not_answerable)
+        asked = requests.synthesize(
+            query, answers, self.generation["answer"], self.options.not_answerable
+        )
         reply, step = await log.call("synthesizer", client, asked, [])
         final = parse_answer(reply)
         if not final:
@@ -229,7 +241,7 @@ class SlideAgent(Method):
                 query,
                 records,
                 [env.page_label(page) for page in pages],
-                [env.page_texts[page][: self.max_chars_per_page] for page in pages],
+                [env.page_texts[page][: self.options.max_chars_per_page] for page in pages],
                 [knowledge.pages[page] for page in pages],
                 grid,
                 generation,
@@ -243,31 +255,35 @@ class SlideAgent(Method):
         return parse_answer(reply), shown
 
     def _ranked_by(self) -> str:
-        knowledge = f"knowledge text ({(self.knowledge_index or {}).get('type')})"
+        retriever = self.options.retriever
+        knowledge = f"knowledge text ({(self.options.knowledge_index or {}).get('type')})"
         return {
-            "pages": self.retriever,
+            "pages": retriever,
             "knowledge": knowledge,
-            "both": f"{self.retriever} + {knowledge}",
-        }[self.page_ranking]
+            "both": f"{retriever} + {knowledge}",
+        }[self.options.page_ranking]
 
     def _pages(
         self, question: Question, env: DocumentEnv, queries: list[str], knowledge: Knowledge
     ) -> list[int]:
-        if self.setting == "oracle":
+        if self.options.setting == "oracle":
             return sorted(env.pages_of(question.evidence))
         searchers: list[PageSearcher] = []
-        if self.page_ranking != "knowledge":
-            searchers.append(env.searcher(self.retriever))
-        if self.page_ranking != "pages":
+        if self.options.page_ranking != "knowledge":
+            searchers.append(env.searcher(self.options.retriever))
+        if self.options.page_ranking != "pages":
             searcher = self._knowledge_searcher(env, knowledge)
             searchers.append(WindowSearcher(searcher, env.window) if env.window else searcher)
-        return retrieve_pages(searchers, queries, self.top_k)
+        return retrieve_pages(searchers, queries, self.options.top_k)
 
     def _knowledge_searcher(self, env: DocumentEnv, knowledge: Knowledge) -> PageSearcher:
         doc_id = env.document.doc_id
         if doc_id not in self._knowledge_searchers:
             self._knowledge_searchers[doc_id] = knowledge_searcher(
-                dict(self.knowledge_index or {}), knowledge, env.pages, self.knowledge_index_dir
+                dict(self.options.knowledge_index or {}),
+                knowledge,
+                env.pages,
+                self.knowledge_index_dir,
             )
         return self._knowledge_searchers[doc_id]
 
@@ -275,11 +291,11 @@ class SlideAgent(Method):
         self, knowledge: Knowledge, pages: list[int], queries: list[str]
     ) -> list[DescribedElement]:
         candidates = knowledge.page_elements(pages)
-        found = retrieve_elements(candidates, queries, self.top_elements)
+        found = retrieve_elements(candidates, queries, self.options.top_elements)
         if found or not pages:
             return found
         best = [element for element in candidates if element.page == pages[0]]
-        return best[: self.top_elements]
+        return best[: self.options.top_elements]
 
     async def _knowledge_of(self, env: DocumentEnv, client: ModelClient, log: CallLog) -> Knowledge:
         """The knowledge of the question's document, or a set's: each member's, joined."""
@@ -296,7 +312,7 @@ class SlideAgent(Method):
         log.trace.append(
             {
                 "step": "knowledge",
-                "source": self.knowledge_dir or "built on the fly for this method",
+                "source": self.options.knowledge_dir or "built on the fly for this method",
                 "model": knowledge.model,
                 "global_knowledge": knowledge.global_knowledge,
                 "pages_known": len(knowledge.pages),
@@ -315,8 +331,8 @@ class SlideAgent(Method):
         """One document's knowledge: the build_knowledge rule's (``knowledge_dir``), or built
         once on the fly; questions of one document in flight together share one build."""
         doc_id = env.document.doc_id
-        if self.knowledge_dir is not None:
-            return read_knowledge(self.knowledge_dir, doc_id)
+        if self.options.knowledge_dir is not None:
+            return read_knowledge(self.options.knowledge_dir, doc_id)
         if doc_id not in self._built:
             if doc_id not in self._building:
                 self._building[doc_id] = asyncio.ensure_future(
