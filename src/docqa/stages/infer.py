@@ -38,7 +38,7 @@ from docqa.core.question import Question
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.document_set import env_over
-from docqa.retrievers import RETRIEVERS
+from docqa.retrievers import create_retriever
 from docqa.runtime.checkpoint import Checkpoint, fingerprint
 from docqa.stages.shards import Shard
 from docqa.stages.text import load_page_texts
@@ -89,8 +89,7 @@ class DocumentStore:
     def retriever(self, name: str) -> Any:
         """The configured retriever ``name``, built once and shared by every document."""
         if name not in self._retrievers:
-            options = dict(self.retrievers[name])
-            self._retrievers[name] = RETRIEVERS.get(options.pop("type"))(**options)
+            self._retrievers[name] = create_retriever(self.retrievers[name])
         return self._retrievers[name]
 
     def prepare_queries(self, names: tuple[str, ...], queries: list[str]) -> None:
