@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from pydantic import field_validator
 
 from docqa.retrievers import (

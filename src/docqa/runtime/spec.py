@@ -94,7 +94,10 @@ def _message(problem: Any, spec: type[Options], where: str, owner: str) -> str:
             f"{where}.{key}: {owner} takes no option {key!r}; {guess}"
             f"its options: {', '.join(allowed) or 'none'} (docqa options shows each)"
         )
-    return f"{where}.{key}: {problem['msg'].lower()} (got {problem['input']!r})"
+    place = f"{where}.{key}" if key else where  # a check of the whole entry has no key
+    if problem["type"] == "value_error":  # a validator's own message, already worded
+        return f"{place}: {problem['ctx']['error']}"
+    return f"{place}: {problem['msg'].lower()} (got {problem['input']!r})"
 
 
 def unknown_name(where: str, name: Any, what: str, known: list[str]) -> str:
