@@ -72,7 +72,8 @@ from scripted_policy import POLICIES, Gold, PolicyBackend
 from docqa.backends import BACKENDS
 from docqa.backends.base import Backend
 from docqa.backends.pixels import DEFAULT_MAX_PIXELS
-from docqa.backends.vlm import TransformersVLM, VLMSettings
+from docqa.backends.transformers import TransformersOptions
+from docqa.backends.vlm import TransformersVLM
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.question import Question
 
@@ -835,7 +836,8 @@ def _precision(
     loaded: list[TransformersVLM] = []
 
     def load() -> None:
-        settings = VLMSettings(
+        settings = TransformersOptions(
+            path=str(model_dir),
             precision=precision,
             device=args.device,
             attn_implementation=args.attn,

@@ -28,7 +28,7 @@ from statistics import fmean
 from docqa.core.jsonl import read_jsonl
 from docqa.metrics.retrieval import score
 from docqa.retrievers import IndexedPage
-from docqa.retrievers.bm25 import BM25Retriever
+from docqa.retrievers.bm25 import BM25Options, BM25Retriever
 from docqa.stages.render import render_dataset
 from docqa.stages.text import text_dataset
 from docqa.text.page_texts import load_page_texts
@@ -68,7 +68,7 @@ def main() -> None:
             for doc_id in doc_ids:
                 index_dir = root / "index" / source / doc_id
                 index_dir.mkdir(parents=True)
-                retriever = BM25Retriever()
+                retriever = BM25Retriever(BM25Options())
                 retriever.build([IndexedPage(t, Path("-")) for t in texts[doc_id]], index_dir)
                 searcher = retriever.load(index_dir)
                 for q in (q for q in questions if q["doc_id"] == doc_id):

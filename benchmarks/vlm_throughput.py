@@ -52,7 +52,8 @@ from helpers.tiny_tokenizers import QWEN_SPECIALS, byte_level_bpe
 
 from docqa.backends.pixels import DEFAULT_MAX_PIXELS
 from docqa.backends.request import ChatRequest, Generation, Message, Part
-from docqa.backends.vlm import TransformersVLM, VLMSettings
+from docqa.backends.transformers import TransformersOptions
+from docqa.backends.vlm import TransformersVLM
 
 RESULTS = Path(__file__).parent / "results"
 GiB = 2**30
@@ -425,7 +426,8 @@ def main(argv: list[str] | None = None) -> Path:
     load_start = os.getloadavg()[0]
     try:
         for precision in args.precisions:
-            settings = VLMSettings(
+            settings = TransformersOptions(
+                path=str(workdir / "model"),
                 precision=precision,
                 device=args.device,
                 attn_implementation=attn,

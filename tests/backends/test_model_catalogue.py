@@ -1,5 +1,6 @@
-"""config/models.yaml: the papers' models validate against the schema next to the default config,
-each pinned to a commit, and the schema names a bad model key."""
+"""config/models.yaml: the papers' models validate against the schema and their backends' option
+specs next to the default config, each pinned to a commit; every model entry of every config
+validates; and the config check names a bad model key."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import yaml
 from helpers.workflow import default_config, snakemake, workflow_copy
 from snakemake.utils import validate
 
-from docqa.workflow.config_check import check_references
+from docqa.backends import BACKENDS
+from docqa.runtime.spec import check_entry
+from docqa.workflow.config_check import ConfigError, check_options, check_references
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = str(ROOT / "config" / "config.schema.yaml")
@@ -32,6 +35,7 @@ def test_catalogue_validates_and_pins_every_hub_model() -> None:
     config = with_catalogue()
     validate(copy.deepcopy(config), SCHEMA)
     check_references(config)
+    check_options(config)
     models = config["models"]
     families = {
         "Qwen/Qwen2-VL-7B-Instruct",
@@ -63,13 +67,62 @@ def test_catalogue_validates_and_pins_every_hub_model() -> None:
         ({"backend": "openai", "base_url": "https://api.openai.com/v1"}, "model"),
         ({"backend": "vllm", "path": "models/x", "quantization": "gptq"}, "quantization"),
         ({"backend": "transformers"}, "path"),
+        ({"backend": "openai", "base_url": "x", "model": "m"}, "base_url"),
+        ({"backend": "embedded", "max_batch_size": 0}, "max_batch_size"),
+        ({"backend": "gold_teacher", "adapter": "a"}, "adapter"),
     ],
 )
 def test_a_bad_model_entry_is_refused_by_name(entry: dict[str, Any], named: str) -> None:
     config = default_config()
     config["models"]["broken"] = entry
-    with pytest.raises(Exception, match=named):
-        validate(config, SCHEMA)
+    validate(copy.deepcopy(config), SCHEMA)  # structure only: the backend's spec has the rest
+    with pytest.raises(ConfigError, match=rf"models\.broken(\.{named}:|: .*{named})"):
+        check_options(config)
+
+
+CONFIG_FILES = [ROOT / "config" / "config.yaml", ROOT / "config" / "models.yaml"]
+CONFIG_FILES += sorted((ROOT / "config" / "experiments").glob("*.yaml"))
+MODEL_ENTRIES = [
+    (path.relative_to(ROOT).as_posix(), name)
+    for path in CONFIG_FILES
+    for name in (yaml.safe_load(path.read_text()).get("models") or {})
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "name"), MODEL_ENTRIES, ids=[f"{p}:{n}" for p, n in MODEL_ENTRIES]
+)
+def test_every_model_entry_of_the_configs_validates(path: str, name: str) -> None:
+    entry = yaml.safe_load((ROOT / path).read_text())["models"][name]
+    spec = BACKENDS.options(entry["backend"])
+    assert check_entry(spec, entry, f"models.{name}", entry["backend"]) == []
+    options = spec.model_validate({k: v for k, v in entry.items() if k != "backend"})
+    assert options.model_dump(exclude_unset=True) == {
+        k: v for k, v in entry.items() if k != "backend"
+    }  # nothing dropped or converted
+
+
+def test_every_backend_declares_its_options_with_help() -> None:
+    for name in BACKENDS.modules:  # docqa's own (a test may register one of its own)
+        spec = BACKENDS.options(name)
+        assert spec.entry_keys == ("backend",), name
+        assert all(field.description for field in spec.model_fields.values()), name
+    assert BACKENDS.options("transformers").prepare_keys() == (
+        "backend", "hf_id", "revision", "hf_cache", "path", "adapter"
+    )  # fmt: skip
+    assert BACKENDS.options("openai").prepare_keys() == ("backend",)
+
+
+def test_backend_modules_import_no_model_library() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from docqa.backends import BACKENDS; BACKENDS.load_all(); "
+        "print(sorted(m for m in ('torch', 'transformers', 'vllm') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == "[]", result.stderr
 
 
 def test_snakemake_plans_a_catalogue_model_with_its_preparation(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from docqa.backends.cache import ResponseCache, cache_key
 from docqa.backends.client import ModelClient
 from docqa.backends.preparation import prepare_model, read_model_card
 from docqa.backends.request import ChatRequest, Generation, Message, Part
-from docqa.backends.vllm import VLLMSettings, vllm_identity
+from docqa.backends.vllm import VLLMOptions, vllm_identity
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,9 @@ def test_vllm_outputs_are_another_model_identity_than_transformers(
     entry, model_dir = prepared["nf4"]
     card = read_model_card(model_dir)
     backend = create_backend(entry, model_dir)
-    vllm = vllm_identity(card["identity"], VLLMSettings(quantization="bitsandbytes"), "0.33.0")
+    vllm = vllm_identity(
+        card["identity"], VLLMOptions(path=str(model_dir), quantization="bitsandbytes"), "0.33.0"
+    )
     request = requests(tmp_path)[0]
     assert backend.identity["engine"] == "transformers"
     assert vllm["engine"] == "vllm"

@@ -124,7 +124,9 @@ def test_gpu_setting_without_a_gpu_names_the_model_and_the_fix(
 def test_unknown_precision_is_refused_with_the_choices(weights: Path, tmp_path: Path) -> None:
     entry = tiny_model_entry(weights, precision="int4")
     prepare_model("odd", entry, tmp_path / "odd")
-    with pytest.raises(ValueError, match=r"model odd: precision 'int4'.*nf4"):
+    with pytest.raises(
+        ValueError, match=r"models.odd.precision: input should be .*'nf4' \(got 'int4'\)"
+    ):
         create_backend(entry, tmp_path / "odd")
 
 
@@ -144,5 +146,5 @@ def test_hosted_model_has_a_card_and_no_weights(tmp_path: Path) -> None:
         "name": "gpt-4o",
         "backend": "openai",
     }
-    with pytest.raises(ValueError, match=r"model gpt-4o: backend openai needs models.gpt-4o.model"):
+    with pytest.raises(ValueError, match=r"models.gpt-4o.model: field required"):
         create_backend({"backend": "openai", "base_url": "http://x/v1"}, tmp_path / "gpt-4o")

@@ -20,7 +20,8 @@ from helpers.tiny_models import build_tiny_vlm, write_page
 from docqa.backends.cache import ResponseCache
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation, Message, Part
-from docqa.backends.vlm import TransformersVLM, VLMSettings
+from docqa.backends.transformers import TransformersOptions
+from docqa.backends.vlm import TransformersVLM
 
 HEADS, BYTES = 4, 4  # the tiny vision tower's heads; float32 attention weights
 PATCH = 14
@@ -52,7 +53,8 @@ def test_out_of_memory_retries_that_request_once_with_a_smaller_budget(
     weights = build_tiny_vlm("qwen2_5_vl", tmp_path / "weights")
     huge = str(write_page(tmp_path / "huge.png", (side, side)))
     small = str(write_page(tmp_path / "small.png", (320, 180)))
-    settings = VLMSettings(
+    settings = TransformersOptions(
+        path=str(weights),
         precision="fp32",
         device="cpu",
         attn_implementation="eager",
@@ -89,7 +91,7 @@ def test_out_of_memory_retries_that_request_once_with_a_smaller_budget(
     assert "retrying it once with max_pixels=12544" in caplog.text
 
     # a budget that is still too large fails with the model's name and the fix
-    still_huge = VLMSettings(**{**settings.__dict__, "oom_retry_max_pixels": side * side})
+    still_huge = settings.model_copy(update={"oom_retry_max_pixels": side * side})
     stubborn = TransformersVLM("tiny-oom", weights, {"id": "tiny"}, still_huge)
     with pytest.raises(RuntimeError, match=r"model tiny-oom: out of memory .* lower models"):
         stubborn.generate(requests[:1])

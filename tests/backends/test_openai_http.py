@@ -25,7 +25,7 @@ from docqa.backends import create_backend
 from docqa.backends.base import Completion
 from docqa.backends.cache import ResponseCache
 from docqa.backends.client import ModelClient
-from docqa.backends.openai import HTTPSettings, OpenAICompatible
+from docqa.backends.openai import OpenAICompatible, OpenAIOptions
 from docqa.backends.preparation import prepare_model
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 
@@ -115,7 +115,7 @@ def server() -> Iterator[tuple[ChatServer, str]]:
 def backend(url: str, **settings: Any) -> OpenAICompatible:
     defaults = {"backoff_s": 0.01, "timeout_s": 60.0}
     return OpenAICompatible(
-        "served", HTTPSettings(base_url=url, model="tiny", **{**defaults, **settings})
+        "served", OpenAIOptions(base_url=url, model="tiny", **{**defaults, **settings})
     )
 
 

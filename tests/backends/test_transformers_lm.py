@@ -129,7 +129,6 @@ def test_settings_reject_unknown_values() -> None:
         LMSettings(prompt_format="instruct")
     with pytest.raises(ValueError, match="dtype"):
         LMSettings(dtype="int8")
-    assert LMSettings.from_config({"backend": "embedded", "dtype": "bfloat16"}).dtype == "bfloat16"
 
 
 def test_images_are_read_as_their_marked_ocr_text(lm: TransformersLM, tmp_path: Path) -> None:

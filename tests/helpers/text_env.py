@@ -16,7 +16,7 @@ from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.retrievers import IndexedPage
-from docqa.retrievers.bm25 import BM25Retriever
+from docqa.retrievers.bm25 import BM25Options, BM25Retriever
 
 
 def text_env(folder: Path, doc_id: str, texts: list[str], shade: int = 50) -> DocumentEnv:
@@ -28,7 +28,7 @@ def text_env(folder: Path, doc_id: str, texts: list[str], shade: int = 50) -> Do
         path = folder / f"{doc_id}-page{index}.png"
         Image.new("RGB", (40, 30), (index * shade % 256, 10, 10)).save(path)
         pages.append(Page(doc_id, index, str(path), 40, 30, 72))
-    retriever = BM25Retriever()
+    retriever = BM25Retriever(BM25Options())
     index_dir = folder / f"{doc_id}-index"
     retriever.build([IndexedPage(t, Path(p.image)) for t, p in zip(texts, pages, strict=True)],
                     index_dir)  # fmt: skip

@@ -7,7 +7,6 @@ table fails here; so does a row without a reason where docqa differs from the pa
 from __future__ import annotations
 
 import re
-from dataclasses import fields, is_dataclass
 from functools import cache
 from typing import Any
 
@@ -17,6 +16,7 @@ from helpers.experiments import BASES, CONFIGS
 from helpers.experiments import merged as merged_experiment
 from helpers.workflow import ROOT
 
+from docqa.backends import BACKENDS
 from docqa.methods import create_method
 from docqa.metrics import METRICS
 from docqa.retrievers import create_retriever
@@ -56,21 +56,10 @@ def rows() -> list[dict[str, str]]:
 
 
 def _model_settings(entry: dict[str, Any]) -> Any:
-    """A model entry as its backend reads it (without loading weights)."""
-    backend = entry.get("backend")
-    if backend == "transformers":
-        from docqa.backends.vlm import VLMSettings
-
-        return VLMSettings.from_config(entry)
-    if backend == "openai":
-        from docqa.backends.openai import HTTPSettings
-
-        return HTTPSettings.from_config(entry)
-    if backend == "vllm":
-        from docqa.backends.vllm import VLLMSettings
-
-        return VLLMSettings.from_config(entry)
-    return entry
+    """A model entry as its backend reads it (its validated option spec, without loading
+    weights)."""
+    spec = BACKENDS.options(entry["backend"])
+    return spec.model_validate({k: v for k, v in entry.items() if k not in spec.entry_keys})
 
 
 def _step(value: Any, key: str) -> Any:
@@ -100,13 +89,12 @@ def built(config_name: str, kind: str, path: str) -> Any:
     elif kind == "method":
         value = create_method(config["methods"][name])
     elif kind == "retriever":
-        value = create_retriever(config["retrievers"][name])
+        value = create_retriever(config["retrievers"][name]).options  # type: ignore[attr-defined]
     elif kind == "model":
         entry = config["models"][name]
         settings = _model_settings(entry)
         key = rest[0]
-        has_field = is_dataclass(settings) and key in {f.name for f in fields(settings)}
-        value = settings if has_field else entry
+        value = settings if key in type(settings).model_fields else entry
     elif kind == "metric":
         metric = METRICS.get(name)
         value = metric.resolve_options(config["metrics"].get(name, {}), name)

@@ -50,10 +50,10 @@ def test_a_long_page_keeps_the_vectors_of_all_its_chunks(
 
 
 def test_the_model_is_required(tmp_path: Path) -> None:
-    with pytest.raises(
-        ValueError, match="it takes: model, device, batch_size, chunk_words, page_score"
-    ):
+    with pytest.raises(ValueError, match="colbert.model: field required"):
         create_retriever({"type": "colbert"})
+    with pytest.raises(ValueError, match="page_score: input should be 'union' or 'best_passage'"):
+        create_retriever({"type": "colbert", "model": "m", "page_score": "best"})
 
 
 def test_best_passage_scores_a_page_as_its_best_passage_alone(

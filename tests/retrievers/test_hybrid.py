@@ -30,7 +30,7 @@ def results(document: list[IndexedPage], tmp_path_factory: pytest.TempPathFactor
         name: {"config": CONFIG[name], "docs": str(root / name / "docs")}
         for name in ("bm25", "dense")
     }
-    hybrid = create_retriever({**CONFIG["hybrid"], "indexes": indexes})
+    hybrid = create_retriever(CONFIG["hybrid"], indexes=indexes)
     hybrid.build(document, root / "hybrid" / "docs" / "doc")
     return root
 
@@ -80,8 +80,10 @@ def test_the_results_folder_can_move(results: Path, tmp_path: Path) -> None:
 def test_building_needs_the_fused_indexes(document: list[IndexedPage], tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no index given for \\['bm25', 'dense'\\]"):
         create_retriever(CONFIG["hybrid"]).build(document, tmp_path / "doc")
-    with pytest.raises(ValueError, match="at least two"):
+    with pytest.raises(ValueError, match="hybrid.retrievers: list should have at least 2 items"):
         create_retriever({"type": "hybrid", "retrievers": ["bm25"]})
+    with pytest.raises(ValueError, match=r"names \['bm25'\] more than once"):
+        create_retriever({"type": "hybrid", "retrievers": ["bm25", "dense", "bm25"]})
 
 
 def test_fused_names_must_be_other_retrievers_of_the_config() -> None:

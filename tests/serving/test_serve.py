@@ -25,7 +25,7 @@ from helpers.tiny_models import (
 
 from docqa.backends import create_backend
 from docqa.backends.base import Backend
-from docqa.backends.openai import HTTPSettings, OpenAICompatible
+from docqa.backends.openai import OpenAICompatible, OpenAIOptions
 from docqa.backends.preparation import prepare_model
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.serving.server import ModelServer
@@ -63,7 +63,7 @@ def serving(name: str, backend: Backend, text_only: bool) -> Iterator[tuple[Mode
 
 
 def client(url: str, model: str, **settings: Any) -> OpenAICompatible:
-    return OpenAICompatible("served", HTTPSettings(base_url=url, model=model, **settings))
+    return OpenAICompatible("served", OpenAIOptions(base_url=url, model=model, **settings))
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,8 @@ def prepared(name: str, tmp_path: Path, model_type: str) -> tuple[dict[str, Any]
     weights.mkdir()
     (weights / "config.json").write_text(json.dumps({"model_type": model_type}))
     entry = {key: value for key, value in CATALOGUE[name].items() if key != "hf_id"}
-    prepare_model(name, {**entry, "path": str(weights)}, tmp_path / name)
+    entry["path"] = str(weights)
+    prepare_model(name, entry, tmp_path / name)
     return entry, tmp_path / name
 
 

@@ -18,7 +18,7 @@ from helpers.tiny_student import build_tiny_student
 from docqa.backends.transformers_lm import LMSettings, TransformersLM
 from docqa.methods import create_method
 from docqa.training.filtering import Checker, filter_trajectories
-from docqa.training.gold_teacher import GoldTeacher
+from docqa.training.gold_teacher import GoldTeacher, GoldTeacherOptions
 from docqa.training.sft_data import IGNORE, TextEncoder, example, request_of
 from docqa.training.synthesis import run_question
 from docqa.training.teacher import REFERENCE_PREFIX, Teacher
@@ -29,7 +29,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict:
     base = tmp_path_factory.mktemp("training-units")
     env = build_document(base / "acme")
     method = create_method({"type": "docpilot", "max_steps": 8, "crops_dir": str(base / "crops")})
-    row = asyncio.run(run_question(QUESTION, env, method, Teacher(GoldTeacher())))
+    row = asyncio.run(
+        run_question(QUESTION, env, method, Teacher(GoldTeacher(GoldTeacherOptions())))
+    )
     student = build_tiny_student(base / "student")
     return {"base": base, "row": row, "student": student}
 

@@ -14,7 +14,7 @@ from docqa.backends import create_backend
 from docqa.backends.preparation import prepare_model
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.methods import create_method
-from docqa.training.gold_teacher import GoldTeacher
+from docqa.training.gold_teacher import GoldTeacher, GoldTeacherOptions
 from docqa.training.sft_data import IGNORE, VisionEncoder, example
 from docqa.training.synthesis import run_question
 from docqa.training.teacher import Teacher
@@ -30,7 +30,9 @@ def student(tmp_path_factory: pytest.TempPathFactory) -> dict:
     base = tmp_path_factory.mktemp("training-vlm")
     env = build_document(base / "acme")
     method = create_method({"type": "docpilot", "max_steps": 8, "crops_dir": str(base / "crops")})
-    row = asyncio.run(run_question(QUESTION, env, method, Teacher(GoldTeacher())))
+    row = asyncio.run(
+        run_question(QUESTION, env, method, Teacher(GoldTeacher(GoldTeacherOptions())))
+    )
     rows = [example(call, "q", "multi", i) for i, call in enumerate(row["calls"])]
     data = base / "multi.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))

@@ -1,21 +1,24 @@
 """Model backends: one interface (``Backend``) for every model, created by name from the config.
 
-A backend module registers a factory ``(model_cfg, model_dir) -> Backend`` under the name that
-``models.<name>.backend`` selects; ``model_dir`` is the folder the prepare_model rule wrote.
-Backend modules import torch and friends, so they are imported on first use, not with this
-package (the cache and the client stay light).
+A backend module declares the options of its model entries as a ``ModelOptions`` spec
+(``docqa.backends.base``) and registers a factory ``(options, model_dir) -> Backend`` with it,
+under the name that ``models.<name>.backend`` selects; ``model_dir`` is the folder the
+prepare_model rule wrote. A registered module imports no model library (torch, transformers,
+vllm): its factory imports the implementation when a model is created, so the specs can be read
+when Snakemake parses the workflow and the cache and the client stay light.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from docqa.backends.base import Backend
 from docqa.runtime.registry import Registry
+from docqa.runtime.spec import check_entry
 
-BackendFactory = Callable[[dict[str, Any], Path], Backend]
+BackendFactory = Callable[[Any, Path], Backend]
 
 #: registered name → the module that registers it; add yours here
 BACKENDS: Registry[BackendFactory] = Registry(
@@ -30,6 +33,19 @@ BACKENDS: Registry[BackendFactory] = Registry(
 )
 
 
-def create_backend(model_cfg: dict[str, Any], model_dir: Path) -> Backend:
-    """The backend that ``model_cfg["backend"]`` names, on the prepared model in ``model_dir``."""
-    return BACKENDS.get(model_cfg["backend"])(model_cfg, Path(model_dir))
+def create_backend(model_cfg: Mapping[str, Any], model_dir: Path) -> Backend:
+    """The backend that ``model_cfg["backend"]`` names, on the prepared model in ``model_dir``,
+    built with the entry's validated options; options the backend does not take, or values it
+    does not accept, are an error naming the model (its folder's name) and the key."""
+    name = model_cfg["backend"]
+    factory = BACKENDS.get(name)
+    spec = BACKENDS.options(name)
+    model_dir = Path(model_dir)
+    problems = check_entry(spec, model_cfg, f"models.{model_dir.name}", f"backend {name}")
+    if problems:
+        raise ValueError("; ".join(problems))
+    return factory(spec.model_validate(_options(spec, model_cfg)), model_dir)
+
+
+def _options(spec: Any, model_cfg: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in model_cfg.items() if key not in spec.entry_keys}

@@ -9,23 +9,37 @@ dtype and ``threads`` (the Snakemake job's threads) torch's CPU threads.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Literal
 
 from docqa.backends import BACKENDS
+from docqa.backends.base import ModelOptions
 from docqa.backends.preparation import read_model_card
-from docqa.backends.transformers_lm import LMSettings, TransformersLM
+from docqa.runtime.spec import Field
 
-#: defaults for the embedded model; the model's config entry overrides any of them
-DEFAULTS: dict[str, Any] = {
-    "prompt_format": "raw",
-    "dtype": "float32",
-    "max_batch_size": 8,
-    "max_input_tokens": 4096,
-}
+if TYPE_CHECKING:
+    from docqa.backends.transformers_lm import TransformersLM
 
 
-@BACKENDS.register("embedded")
-def create_embedded(model_cfg: dict[str, Any], model_dir: Path) -> TransformersLM:
+class EmbeddedOptions(ModelOptions):
+    max_batch_size: int = Field(8, ge=1, description="requests answered in one batch")
+    prompt_format: Literal["raw", "chat"] = Field(
+        "raw", description="raw: few-shot text (a base model); chat: the chat template"
+    )
+    dtype: Literal["float32", "bfloat16", "float16"] = Field(
+        "float32", description="compute dtype on the CPU"
+    )
+    max_input_tokens: int = Field(
+        4096, ge=1, description="longer prompts lose tokens from the middle"
+    )
+    attn_implementation: Literal["eager", "sdpa"] = Field(
+        "sdpa", description="transformers' attention kernel"
+    )
+
+
+@BACKENDS.register("embedded", options=EmbeddedOptions)
+def create_embedded(options: EmbeddedOptions, model_dir: Path) -> TransformersLM:
+    from docqa.backends.transformers_lm import LMSettings, TransformersLM
+
     card = read_model_card(model_dir)
     source = card["source"]
     identity = {
@@ -34,5 +48,13 @@ def create_embedded(model_cfg: dict[str, Any], model_dir: Path) -> TransformersL
         "gguf_sha256": card["gguf_sha256"],
         "quantization": card["quantization"],
     }
-    settings = LMSettings.from_config({**DEFAULTS, **model_cfg, "device": "cpu"})
+    settings = LMSettings(
+        prompt_format=options.prompt_format,
+        dtype=options.dtype,
+        device="cpu",
+        max_batch_size=options.max_batch_size,
+        max_input_tokens=options.max_input_tokens,
+        threads=options.threads,
+        attn_implementation=options.attn_implementation,
+    )
     return TransformersLM(model_dir, identity, settings)

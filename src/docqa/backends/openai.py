@@ -29,26 +29,25 @@ import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from docqa.backends import BACKENDS
-from docqa.backends.base import Backend, Completion
+from docqa.backends.base import Backend, Completion, ModelOptions
 from docqa.backends.chat_format import openai_messages
 from docqa.backends.errors import InfrastructureError
 from docqa.backends.pixels import DEFAULT_MAX_PIXELS, check_pages
 from docqa.backends.preparation import read_model_card
 from docqa.backends.request import ChatRequest
 from docqa.core.prediction import Usage
+from docqa.runtime.spec import Field
 
 log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
-@dataclass(frozen=True)
-class HTTPSettings:
+class OpenAIOptions(ModelOptions):
     """A model's config entry for ``backend: openai``.
 
     ``reasoning_tokens`` is added to every request's ``max_new_tokens`` before it is sent as
@@ -57,28 +56,39 @@ class HTTPSettings:
     on thinking; 0 (the default) sends the budget as it is.
     """
 
-    base_url: str
-    model: str
-    api_key_env: str | None = None
-    revision: str | None = None
-    vision: bool = True
-    max_pixels: int | None = DEFAULT_MAX_PIXELS
-    image_detail: str | None = None
-    concurrency: int = 8
-    timeout_s: float = 120.0
-    max_retries: int = 5
-    backoff_s: float = 1.0
-    max_backoff_s: float = 60.0
-    seed: int | None = None
-    reasoning_tokens: int = 0
-    #: how the served model reads prompts, where the server says so (``docqa serve`` of a base
-    #: model: ``raw``): the methods then send it few-shot prompts, as they would directly
-    prompt_format: str | None = None
-
-    @classmethod
-    def from_config(cls, model_cfg: dict[str, Any]) -> HTTPSettings:
-        names = {f.name for f in fields(cls)}
-        return cls(**{key: value for key, value in model_cfg.items() if key in names})
+    base_url: str = Field(
+        pattern=r"^https?://", description="the server's OpenAI-compatible /v1 address"
+    )
+    model: str = Field(description="the served model name (pin a dated snapshot for hosted models)")
+    api_key_env: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="the environment variable holding the API key (null: no key)",
+    )
+    revision: str | None = Field(
+        None, description="what the server runs (for the cache identity of a self-hosted model)"
+    )
+    vision: bool = Field(True, description="false: pages are sent as their marked OCR text")
+    max_pixels: int | None = Field(
+        DEFAULT_MAX_PIXELS, ge=784, description="pixel budget per page image (null: no cap)"
+    )
+    image_detail: Literal["low", "high", "auto"] | None = Field(
+        None, description="the image_url detail sent with each page (null: the server's)"
+    )
+    concurrency: int = Field(8, ge=1, description="requests in flight at once")
+    timeout_s: float = Field(120.0, gt=0, description="seconds a request may take")
+    max_retries: int = Field(5, ge=0, description="retries after HTTP 429/5xx or a timeout")
+    backoff_s: float = Field(1.0, ge=0, description="first wait between retries, doubled each")
+    max_backoff_s: float = Field(60.0, ge=0, description="longest wait between retries")
+    seed: int | None = Field(None, description="sent with every request (null: none)")
+    reasoning_tokens: int = Field(
+        0, ge=0, description="added to every request's max_new_tokens (thinking room)"
+    )
+    prompt_format: Literal["raw", "chat"] | None = Field(
+        None,
+        description="how the served model reads prompts (docqa serve of a base model: raw); "
+        "the methods' prompt style follows it",
+    )
 
 
 class RetryableError(Exception):
@@ -94,33 +104,33 @@ class RetryableError(Exception):
 
 
 class OpenAICompatible(Backend):
-    def __init__(self, name: str, settings: HTTPSettings) -> None:
+    def __init__(self, name: str, options: OpenAIOptions) -> None:
         self.name = name
-        self.settings = settings
-        self.max_batch_size = settings.concurrency
-        self._url = settings.base_url.rstrip("/") + "/chat/completions"
+        self.options = options
+        self.max_batch_size = options.concurrency
+        self._url = options.base_url.rstrip("/") + "/chat/completions"
         self._key = self._read_key()
-        self._pool = ThreadPoolExecutor(settings.concurrency, thread_name_prefix=f"http-{name}")
+        self._pool = ThreadPoolExecutor(options.concurrency, thread_name_prefix=f"http-{name}")
         self._identity = {
             "engine": "openai-http",
-            "model": settings.model,
-            "revision": settings.revision,
-            "vision": settings.vision,
-            "max_pixels": settings.max_pixels if settings.vision else None,
-            "image_detail": settings.image_detail,
-            "seed": settings.seed,
+            "model": options.model,
+            "revision": options.revision,
+            "vision": options.vision,
+            "max_pixels": options.max_pixels if options.vision else None,
+            "image_detail": options.image_detail,
+            "seed": options.seed,
         }
-        if settings.reasoning_tokens:  # older cache keys stay valid without it
-            self._identity["reasoning_tokens"] = settings.reasoning_tokens
-        if settings.prompt_format:
-            self._identity["prompt_format"] = settings.prompt_format
+        if options.reasoning_tokens:  # older cache keys stay valid without it
+            self._identity["reasoning_tokens"] = options.reasoning_tokens
+        if options.prompt_format:
+            self._identity["prompt_format"] = options.prompt_format
 
     @property
     def identity(self) -> dict[str, Any]:
         return self._identity
 
     def validate(self, request: ChatRequest) -> None:
-        if self.settings.vision:
+        if self.options.vision:
             check_pages(request.images)
         else:
             request.as_text_only()
@@ -132,7 +142,7 @@ class OpenAICompatible(Backend):
         self._pool.shutdown(wait=True)
 
     def _read_key(self) -> str | None:
-        variable = self.settings.api_key_env
+        variable = self.options.api_key_env
         if variable is None:
             return None
         key = os.environ.get(variable, "")
@@ -144,26 +154,26 @@ class OpenAICompatible(Backend):
         return key
 
     def _complete(self, request: ChatRequest) -> Completion:
-        settings = self.settings
+        options = self.options
         body: dict[str, Any] = {
-            "model": settings.model,
+            "model": options.model,
             "messages": openai_messages(
                 request,
-                vision=settings.vision,
+                vision=options.vision,
                 max_pixels=(
-                    settings.max_pixels
+                    options.max_pixels
                     if request.generation.max_pixels is None
                     else request.generation.max_pixels
                 ),
-                image_detail=settings.image_detail,
+                image_detail=options.image_detail,
             ),
-            "max_tokens": request.generation.max_new_tokens + settings.reasoning_tokens,
+            "max_tokens": request.generation.max_new_tokens + options.reasoning_tokens,
             "temperature": request.generation.temperature,
         }
         if request.generation.stop:
             body["stop"] = list(request.generation.stop)
-        if settings.seed is not None:
-            body["seed"] = settings.seed
+        if options.seed is not None:
+            body["seed"] = options.seed
         started = time.perf_counter()
         reply = self._post(json.dumps(body).encode())
         seconds = time.perf_counter() - started
@@ -175,13 +185,13 @@ class OpenAICompatible(Backend):
                 calls=1,
                 tokens_in=int(usage.get("prompt_tokens", 0)),
                 tokens_out=int(usage.get("completion_tokens", 0)),
-                images_as_text=0 if settings.vision else len(request.images),
+                images_as_text=0 if options.vision else len(request.images),
                 seconds=seconds,
             ),
         )
 
     def _post(self, data: bytes) -> dict[str, Any]:
-        settings = self.settings
+        options = self.options
         headers = {"Content-Type": "application/json"}
         if self._key is not None:
             headers["Authorization"] = f"Bearer {self._key}"
@@ -191,14 +201,14 @@ class OpenAICompatible(Backend):
             try:
                 return self._send(request)
             except RetryableError as error:
-                if attempt == settings.max_retries:
+                if attempt == options.max_retries:
                     raise InfrastructureError(
-                        f"model {self.name}: no answer from {settings.base_url} after "
+                        f"model {self.name}: no answer from {options.base_url} after "
                         f"{attempt + 1} tries (last: {error}); check the server, or raise "
                         f"models.{self.name}.max_retries / timeout_s"
                     ) from None
                 wait = min(
-                    settings.max_backoff_s, error.retry_after or settings.backoff_s * 2**attempt
+                    options.max_backoff_s, error.retry_after or options.backoff_s * 2**attempt
                 )
                 attempt += 1
                 log.warning(
@@ -206,40 +216,40 @@ class OpenAICompatible(Backend):
                     self.name,
                     error,
                     attempt,
-                    settings.max_retries,
+                    options.max_retries,
                     wait,
                 )
                 time.sleep(wait)
 
     def _send(self, request: urllib.request.Request) -> dict[str, Any]:
         try:
-            with urllib.request.urlopen(request, timeout=self.settings.timeout_s) as response:
+            with urllib.request.urlopen(request, timeout=self.options.timeout_s) as response:
                 return json.loads(response.read())
         except urllib.error.HTTPError as error:
             detail = self._scrub(error.read().decode("utf-8", "replace")[:500])
             if error.code in RETRY_STATUSES:
                 raise RetryableError(
-                    f"HTTP {error.code} from {self.settings.base_url}",
+                    f"HTTP {error.code} from {self.options.base_url}",
                     error.headers.get("Retry-After"),
                 ) from None
             if error.code in (401, 403):
                 raise InfrastructureError(
-                    f"model {self.name}: {self.settings.base_url} refused the request (HTTP "
-                    f"{error.code}); check the key in ${self.settings.api_key_env} and its access "
-                    f"to {self.settings.model}"
+                    f"model {self.name}: {self.options.base_url} refused the request (HTTP "
+                    f"{error.code}); check the key in ${self.options.api_key_env} and its access "
+                    f"to {self.options.model}"
                 ) from None
             raise RuntimeError(
-                f"model {self.name}: HTTP {error.code} from {self.settings.base_url}: {detail}"
+                f"model {self.name}: HTTP {error.code} from {self.options.base_url}: {detail}"
             ) from None
         except TimeoutError:
-            raise RetryableError(f"timed out after {self.settings.timeout_s} s") from None
+            raise RetryableError(f"timed out after {self.options.timeout_s} s") from None
         except urllib.error.URLError as error:
             if isinstance(error.reason, (TimeoutError, socket.timeout)):
-                raise RetryableError(f"timed out after {self.settings.timeout_s} s") from None
+                raise RetryableError(f"timed out after {self.options.timeout_s} s") from None
             if isinstance(error.reason, ConnectionError):
-                raise RetryableError(f"cannot connect to {self.settings.base_url}") from None
+                raise RetryableError(f"cannot connect to {self.options.base_url}") from None
             raise InfrastructureError(
-                f"model {self.name}: cannot reach {self.settings.base_url} ({error.reason}); "
+                f"model {self.name}: cannot reach {self.options.base_url} ({error.reason}); "
                 f"check models.{self.name}.base_url and the network"
             ) from None
 
@@ -247,13 +257,6 @@ class OpenAICompatible(Backend):
         return text.replace(self._key, "[API key]") if self._key else text
 
 
-@BACKENDS.register("openai")
-def create_openai(model_cfg: dict[str, Any], model_dir: Path) -> OpenAICompatible:
-    name = read_model_card(model_dir)["name"]
-    missing = [key for key in ("base_url", "model") if key not in model_cfg]
-    if missing:
-        raise ValueError(
-            f"model {name}: backend openai needs models.{name}.{missing[0]} (base_url: the "
-            "server's /v1 address; model: the served model name)"
-        )
-    return OpenAICompatible(name, HTTPSettings.from_config(model_cfg))
+@BACKENDS.register("openai", options=OpenAIOptions)
+def create_openai(options: OpenAIOptions, model_dir: Path) -> OpenAICompatible:
+    return OpenAICompatible(read_model_card(model_dir)["name"], options)

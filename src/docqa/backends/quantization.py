@@ -1,6 +1,6 @@
 """Precision of a transformers model: how its weights are loaded and what the cache keys on.
 
-``precision`` in a model's config entry is one of:
+``precision`` in a model's config entry (``TransformersOptions``) is one of:
 
 - ``bf16`` / ``fp16`` / ``fp32``: the weights in that dtype (``fp32`` for tiny models on CPU);
 - ``int8``: bitsandbytes LLM.int8() linear layers, float16 for the rest;
@@ -15,8 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-
-PRECISIONS = ("bf16", "fp16", "fp32", "int8", "nf4")
 
 #: the dtype of the weights that stay unquantized (embeddings, norms, lm_head) and of compute
 DTYPES = {
@@ -38,14 +36,6 @@ QUANTIZATION = {
         "bnb_4bit_compute_dtype": "bfloat16",
     },
 }
-
-
-def check_precision(model: str, precision: str) -> None:
-    if precision not in PRECISIONS:
-        raise ValueError(
-            f"model {model}: precision {precision!r} is not known; set models.{model}.precision "
-            f"to one of {', '.join(PRECISIONS)}"
-        )
 
 
 def load_options(precision: str) -> dict[str, Any]:

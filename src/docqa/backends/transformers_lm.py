@@ -37,7 +37,8 @@ TRUNCATION_MARK = "\n[...]\n"
 
 @dataclass(frozen=True)
 class LMSettings:
-    """How to load and prompt a causal LM.
+    """How to load and prompt a causal LM (the embedded and transformers backends build it from
+    their model entry's options).
 
     ``prompt_format`` is ``"raw"`` for base models (the text of every message, concatenated, is
     the prompt) or ``"chat"`` (the tokenizer's chat template). ``threads`` sets torch's CPU
@@ -59,12 +60,6 @@ class LMSettings:
             raise ValueError(f"dtype {self.dtype!r}: use one of {sorted(DTYPES)}")
         if self.max_batch_size < 1:
             raise ValueError(f"max_batch_size must be at least 1, not {self.max_batch_size}")
-
-    @classmethod
-    def from_config(cls, model_cfg: dict[str, Any]) -> LMSettings:
-        """The settings among a model's config keys; other keys (backend, gpus…) are ignored."""
-        names = cls.__dataclass_fields__
-        return cls(**{key: value for key, value in model_cfg.items() if key in names})
 
 
 class TransformersLM(Backend):

@@ -18,50 +18,45 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, fields
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from docqa.backends import BACKENDS
-from docqa.backends.base import Backend, Completion
+from docqa.backends.base import Backend, Completion, HubModelOptions
 from docqa.backends.chat_format import openai_messages
 from docqa.backends.model_families import family_of
-from docqa.backends.pixels import DEFAULT_MAX_PIXELS, check_pages
+from docqa.backends.pixels import check_pages
 from docqa.backends.preparation import read_model_card, weights_folder
 from docqa.backends.request import ChatRequest
 from docqa.core.prediction import Usage
-
-QUANTIZATIONS = (None, "bitsandbytes", "awq")
+from docqa.runtime.spec import Field
 
 #: the release docqa's vLLM notes were checked against (import-guard message only)
 VLLM_RELEASE = "0.33.0"
 
 
-@dataclass(frozen=True)
-class VLLMSettings:
-    """A model's config entry for ``backend: vllm``."""
-
-    quantization: str | None = None
-    tensor_parallel_size: int = 1
-    dtype: str = "bfloat16"
-    max_model_len: int | None = None
-    gpu_memory_utilization: float = 0.9
-    max_pixels: int | None = DEFAULT_MAX_PIXELS
-    min_pixels: int | None = None
-    max_images: int = 8
-    max_batch_size: int = 64
-    seed: int = 0
-    trust_remote_code: bool = False
-
-    @classmethod
-    def from_config(cls, model_cfg: dict[str, Any]) -> VLLMSettings:
-        names = {f.name for f in fields(cls)}
-        return cls(**{key: value for key, value in model_cfg.items() if key in names})
+class VLLMOptions(HubModelOptions):
+    max_batch_size: int = Field(64, ge=1, description="sequences in flight at once (max_num_seqs)")
+    quantization: Literal["bitsandbytes", "awq"] | None = Field(
+        None, description="bitsandbytes: 4-bit in flight; awq: an AWQ checkpoint; null: none"
+    )
+    tensor_parallel_size: int = Field(1, ge=1, description="GPUs the model is split over")
+    dtype: Literal["bfloat16", "float16", "auto"] = Field(
+        "bfloat16", description="weights and compute"
+    )
+    max_model_len: int | None = Field(
+        None, ge=1, description="context length (null: the model's own)"
+    )
+    gpu_memory_utilization: float = Field(
+        0.9, gt=0, le=1, description="share of each GPU vLLM reserves"
+    )
+    max_images: int = Field(8, ge=1, description="most page images per request")
+    seed: int = Field(0, description="sampling seed")
 
 
 def vllm_identity(
-    weights_identity: dict[str, Any], settings: VLLMSettings, vllm_version: str
+    weights_identity: dict[str, Any], options: VLLMOptions, vllm_version: str
 ) -> dict[str, Any]:
     """What the cache keys on for a vLLM model: the weights, ``engine: vllm`` and its version, and
     every setting that changes outputs."""
@@ -69,23 +64,23 @@ def vllm_identity(
         **weights_identity,
         "engine": "vllm",
         "vllm": vllm_version,
-        "quantization": settings.quantization,
-        "dtype": settings.dtype,
-        "tensor_parallel_size": settings.tensor_parallel_size,
-        "max_pixels": settings.max_pixels,
-        "min_pixels": settings.min_pixels,
-        "seed": settings.seed,
+        "quantization": options.quantization,
+        "dtype": options.dtype,
+        "tensor_parallel_size": options.tensor_parallel_size,
+        "max_pixels": options.max_pixels,
+        "min_pixels": options.min_pixels,
+        "seed": options.seed,
     }
 
 
 class VLLMOffline(Backend):
-    def __init__(self, name: str, weights: Path, identity: dict[str, Any], settings: VLLMSettings):
+    def __init__(self, name: str, weights: Path, identity: dict[str, Any], options: VLLMOptions):
         import torch
         from vllm import LLM
 
         self.name = name
-        self.settings = settings
-        self.max_batch_size = settings.max_batch_size
+        self.options = options
+        self.max_batch_size = options.max_batch_size
         self._identity = identity
         config = json.loads((weights / "config.json").read_text())
         self._image_token = config.get("image_token_id", config.get("image_token_index"))
@@ -94,25 +89,25 @@ class VLLMOffline(Backend):
             processor_kwargs = {
                 key: value
                 for key, value in (
-                    ("max_pixels", settings.max_pixels),
-                    ("min_pixels", settings.min_pixels),
+                    ("max_pixels", options.max_pixels),
+                    ("min_pixels", options.min_pixels),
                 )
                 if value is not None
             }
         self.llm = LLM(
             model=str(weights),
-            quantization=settings.quantization,
-            tensor_parallel_size=settings.tensor_parallel_size,
-            dtype=settings.dtype,
-            max_model_len=settings.max_model_len,
-            gpu_memory_utilization=settings.gpu_memory_utilization,
-            limit_mm_per_prompt={"image": settings.max_images},
+            quantization=options.quantization,
+            tensor_parallel_size=options.tensor_parallel_size,
+            dtype=options.dtype,
+            max_model_len=options.max_model_len,
+            gpu_memory_utilization=options.gpu_memory_utilization,
+            limit_mm_per_prompt={"image": options.max_images},
             mm_processor_kwargs=processor_kwargs or None,
-            max_num_seqs=settings.max_batch_size,
-            seed=settings.seed,
-            trust_remote_code=settings.trust_remote_code,
+            max_num_seqs=options.max_batch_size,
+            seed=options.seed,
+            trust_remote_code=options.trust_remote_code,
         )
-        self._gpus = list(range(min(settings.tensor_parallel_size, torch.cuda.device_count())))
+        self._gpus = list(range(min(options.tensor_parallel_size, torch.cuda.device_count())))
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -120,10 +115,10 @@ class VLLMOffline(Backend):
 
     def validate(self, request: ChatRequest) -> None:
         check_pages(request.images)
-        if len(request.images) > self.settings.max_images:
+        if len(request.images) > self.options.max_images:
             raise ValueError(
                 f"model {self.name}: a request with {len(request.images)} images, more than "
-                f"models.{self.name}.max_images ({self.settings.max_images}); raise it"
+                f"models.{self.name}.max_images ({self.options.max_images}); raise it"
             )
 
     def generate(self, requests: list[ChatRequest]) -> list[Completion]:
@@ -137,7 +132,7 @@ class VLLMOffline(Backend):
                 r,
                 vision=True,
                 max_pixels=(
-                    self.settings.max_pixels
+                    self.options.max_pixels
                     if r.generation.max_pixels is None
                     else r.generation.max_pixels
                 ),
@@ -149,7 +144,7 @@ class VLLMOffline(Backend):
                 temperature=r.generation.temperature,
                 max_tokens=r.generation.max_new_tokens,
                 stop=list(r.generation.stop) or None,
-                seed=self.settings.seed,
+                seed=self.options.seed,
             )
             for r in requests
         ]
@@ -189,16 +184,10 @@ class VLLMOffline(Backend):
         return used / 2**20
 
 
-@BACKENDS.register("vllm")
-def create_vllm(model_cfg: dict[str, Any], model_dir: Path) -> VLLMOffline:
+@BACKENDS.register("vllm", options=VLLMOptions)
+def create_vllm(options: VLLMOptions, model_dir: Path) -> VLLMOffline:
     card = read_model_card(model_dir)
     name = card["name"]
-    settings = VLLMSettings.from_config(model_cfg)
-    if settings.quantization not in QUANTIZATIONS:
-        raise ValueError(
-            f"model {name}: quantization {settings.quantization!r}: set models.{name}."
-            f"quantization to bitsandbytes, awq, or leave it out"
-        )
     try:
         version = metadata.version("vllm")
     except metadata.PackageNotFoundError:
@@ -217,5 +206,5 @@ def create_vllm(model_cfg: dict[str, Any], model_dir: Path) -> VLLMOffline:
             f"backend: transformers on CPU"
         )
     weights = weights_folder(card)
-    identity = vllm_identity(card["identity"], settings, version)
-    return VLLMOffline(name, weights, identity, settings)
+    identity = vllm_identity(card["identity"], options, version)
+    return VLLMOffline(name, weights, identity, options)

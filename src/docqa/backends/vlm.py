@@ -21,7 +21,6 @@ import copy
 import gc
 import logging
 import time
-from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +39,8 @@ from docqa.backends.errors import InfrastructureError
 from docqa.backends.loading import load_errors, load_pretrained
 from docqa.backends.model_families import family_of, image_token_id
 from docqa.backends.pixels import DEFAULT_MAX_PIXELS, check_pages, open_page
-from docqa.backends.quantization import check_precision
 from docqa.backends.request import ChatRequest
+from docqa.backends.transformers import TransformersOptions
 from docqa.backends.transformers_lm import StopCriteria, cut_at_stop, generated_count
 from docqa.core.prediction import Usage
 
@@ -49,32 +48,6 @@ log = logging.getLogger(__name__)
 
 #: the retry after an out-of-memory gets this fraction of the pixel budget
 RETRY_PIXEL_FRACTION = 0.25
-
-
-@dataclass(frozen=True)
-class VLMSettings:
-    """How to load and run a VLM; every field is a key of the model's config entry.
-
-    ``max_pixels`` caps every page image (``None``: the processor's own default, no cap);
-    ``min_pixels`` is used by the families whose processor takes it (Qwen);
-    ``oom_retry_max_pixels`` is the budget of the one retry after an out-of-memory (default: a
-    quarter of ``max_pixels``).
-    """
-
-    precision: str = "bf16"
-    device: str = "auto"
-    attn_implementation: str = "sdpa"
-    max_pixels: int | None = DEFAULT_MAX_PIXELS
-    min_pixels: int | None = None
-    oom_retry_max_pixels: int | None = None
-    max_batch_size: int = 8
-    threads: int | None = None
-    trust_remote_code: bool = False
-
-    @classmethod
-    def from_config(cls, model_cfg: dict[str, Any]) -> VLMSettings:
-        names = {f.name for f in fields(cls)}
-        return cls(**{key: value for key, value in model_cfg.items() if key in names})
 
 
 class TransformersVLM(Backend):
@@ -85,36 +58,39 @@ class TransformersVLM(Backend):
     """
 
     def __init__(
-        self, name: str, weights: Path, identity: dict[str, Any], settings: VLMSettings
+        self, name: str, weights: Path, identity: dict[str, Any], options: TransformersOptions
     ) -> None:
-        check_precision(name, settings.precision)
+        """``options`` are the model entry's options (``max_pixels`` caps every page image,
+        null: the processor's own; ``min_pixels`` is used by the families whose processor
+        takes it; ``oom_retry_max_pixels`` is the budget of the one retry after an
+        out-of-memory, by default a quarter of ``max_pixels``)."""
         self.name = name
-        self.settings = settings
-        self.max_batch_size = settings.max_batch_size
-        if settings.threads:
-            torch.set_num_threads(settings.threads)
-        with load_errors(name, weights, settings.precision, settings.device):
+        self.options = options
+        self.max_batch_size = options.max_batch_size
+        if options.threads:
+            torch.set_num_threads(options.threads)
+        with load_errors(name, weights, options.precision, options.device):
             self.processor = AutoProcessor.from_pretrained(
-                weights, local_files_only=True, trust_remote_code=settings.trust_remote_code
+                weights, local_files_only=True, trust_remote_code=options.trust_remote_code
             )
         self.processor.tokenizer.padding_side = "left"
         self.model: Any = load_pretrained(
             AutoModelForImageTextToText,
             name,
             weights,
-            precision=settings.precision,
-            device=settings.device,
-            attn_implementation=settings.attn_implementation,
-            trust_remote_code=settings.trust_remote_code,
+            precision=options.precision,
+            device=options.device,
+            attn_implementation=options.attn_implementation,
+            trust_remote_code=options.trust_remote_code,
         )
         self.family = family_of(self.model.config.model_type)
         self._identity = {
             **identity,
             "engine": "transformers",
             "family": self.family.name,
-            "precision": settings.precision,
-            "max_pixels": settings.max_pixels,
-            "min_pixels": settings.min_pixels,
+            "precision": options.precision,
+            "max_pixels": options.max_pixels,
+            "min_pixels": options.min_pixels,
         }
         self._gpus = cuda_devices(self.model)
         self._image_token = image_token_id(self.model.config)
@@ -171,7 +147,7 @@ class TransformersVLM(Backend):
         """The request's own pixel budget (``Generation.max_pixels``), else the model's."""
         if request.generation.max_pixels is not None:
             return request.generation.max_pixels
-        return self.settings.max_pixels
+        return self.options.max_pixels
 
     def _answer(
         self, requests: list[ChatRequest], temperature: float, budget: int | None
@@ -220,8 +196,8 @@ class TransformersVLM(Backend):
         return completion
 
     def _smaller_budget(self, request: ChatRequest, budget: int | None) -> int:
-        if self.settings.oom_retry_max_pixels is not None:
-            return self.settings.oom_retry_max_pixels
+        if self.options.oom_retry_max_pixels is not None:
+            return self.options.oom_retry_max_pixels
         if budget is None:  # no cap was set: a quarter of the largest page
             budget = max((_pixels(path) for path in request.images), default=DEFAULT_MAX_PIXELS)
         return max(1, int(budget * RETRY_PIXEL_FRACTION))
@@ -237,7 +213,7 @@ class TransformersVLM(Backend):
             [self.family.prepare(open_page(path), max_pixels, self.processor) for path in r.images]
             for r in requests
         ]
-        options = self.family.processor_kwargs(max_pixels, self.settings.min_pixels, self.processor)
+        options = self.family.processor_kwargs(max_pixels, self.options.min_pixels, self.processor)
         inputs = self.processor(
             text=texts,
             images=images if any(images) else None,

@@ -20,7 +20,7 @@ from docqa.core.jsonl import read_jsonl
 from docqa.core.question import Question
 from docqa.methods.base import DocumentEnv
 from docqa.methods.document_set import env_over
-from docqa.retrievers import RETRIEVERS
+from docqa.retrievers import create_retriever
 from docqa.text.page_texts import load_page_texts
 
 #: environments over a set of documents kept built at once (DocumentStore.set_env)
@@ -59,8 +59,7 @@ class DocumentStore:
     def retriever(self, name: str) -> Any:
         """The configured retriever ``name``, built once and shared by every document."""
         if name not in self._retrievers:
-            options = dict(self.retrievers[name])
-            self._retrievers[name] = RETRIEVERS.get(options.pop("type"))(**options)
+            self._retrievers[name] = create_retriever(self.retrievers[name])
         return self._retrievers[name]
 
     def prepare_queries(self, names: tuple[str, ...], queries: list[str]) -> None:

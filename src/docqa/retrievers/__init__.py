@@ -3,8 +3,10 @@
 Retrieval happens within a document (as in MDocAgent and M3DocRAG), so each retriever builds one
 small index per document at the index stage and methods load it at inference time. A retriever
 module registers a class whose constructor takes the options of its config entry
-(``{type: <registered name>, ...options}``), with ``build`` (pages → index folder) and ``load``
-(folder → searcher).
+(``{type: <registered name>, ...options}``) as its option spec: a :class:`RetrieverOptions`
+subclass declared in the module and registered with the name
+(``@RETRIEVERS.register("bm25", options=BM25Options)``), the one declaration of what the entry may
+hold. The class has ``build`` (pages → index folder) and ``load`` (folder → searcher).
 
 Retriever modules import torch, transformers or sentence-transformers inside their functions, so
 that registering every retriever (``RETRIEVERS.load_all()``) stays cheap for a run that only
@@ -26,12 +28,22 @@ local folder, fetched once (with network) by the user, for example::
 
 from __future__ import annotations
 
-import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Annotated, Any, ClassVar, Protocol
 
 from docqa.runtime.registry import Registry
+from docqa.runtime.spec import Field, Options, check_entry
+
+#: where a retriever's model runs: ``cpu``, ``cuda`` or ``cuda:N``
+Device = Annotated[str, Field(pattern=r"^(cpu|cuda(:[0-9]+)?)$")]
+
+
+class RetrieverOptions(Options):
+    """Base of every retriever's option spec: the entry's ``type`` selects the retriever."""
+
+    entry_keys: ClassVar[tuple[str, ...]] = ("type",)
 
 
 @dataclass(frozen=True)
@@ -60,7 +72,7 @@ class PageRetriever(Protocol):
 
 
 #: registered name → the module that registers it; add yours here
-RETRIEVERS: Registry[type[PageRetriever]] = Registry(
+RETRIEVERS: Registry[Callable[..., PageRetriever]] = Registry(
     "retriever",
     {
         "bm25": "docqa.retrievers.bm25",
@@ -73,22 +85,27 @@ RETRIEVERS: Registry[type[PageRetriever]] = Registry(
 )
 
 
-def create_retriever(entry: dict[str, Any]) -> PageRetriever:
-    """The retriever of a config entry ``{type: <registered name>, ...options}``.
+def create_retriever(
+    entry: Mapping[str, Any], indexes: dict[str, dict[str, Any]] | None = None
+) -> PageRetriever:
+    """The retriever of a config entry ``{type: <registered name>, ...options}``, built with its
+    validated option spec; ``indexes`` are the indexes a hybrid fuses (the index stage passes
+    them to build one).
 
-    Options the retriever does not take are an error naming them and the options it does take.
+    Options the retriever does not take, or values it does not accept, are an error naming them
+    and the options it does take.
     """
-    options = dict(entry)
-    if "type" not in options:
-        raise ValueError(f"retriever config {entry} has no 'type'; add type: <registered name>")
-    name = options.pop("type")
-    retriever = RETRIEVERS.get(name)
-    try:
-        inspect.signature(retriever).bind(**options)
-    except TypeError as error:
-        accepted = ", ".join(inspect.signature(retriever).parameters) or "none"
+    if "type" not in entry:
         raise ValueError(
-            f"retriever {name!r}: options {sorted(options)} do not fit ({error}); "
-            f"it takes: {accepted}"
-        ) from None
-    return retriever(**options)
+            f"retriever config {dict(entry)} has no 'type'; add type: <registered name>"
+        )
+    name = entry["type"]
+    retriever = RETRIEVERS.get(name)
+    spec = RETRIEVERS.options(name)
+    problems = check_entry(spec, entry, f"retriever {name}", f"retriever type {name}")
+    if problems:
+        raise ValueError("; ".join(problems))
+    options = spec.model_validate({k: v for k, v in entry.items() if k not in spec.entry_keys})
+    if indexes is None:
+        return retriever(options)
+    return retriever(options, indexes=indexes)

@@ -7,35 +7,44 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
-from docqa.retrievers import RETRIEVERS, IndexedPage
+from docqa.retrievers import RETRIEVERS, IndexedPage, RetrieverOptions
 from docqa.retrievers.manifest import read_manifest, write_manifest
 from docqa.retrievers.ranking import top_pages
+from docqa.runtime.spec import Field
 
 
 def tokenize(texts: list[str]) -> list[list[str]]:
     return bm25s.tokenize(texts, stopwords="en", return_ids=False, show_progress=False)
 
 
-@RETRIEVERS.register("bm25")
+class BM25Options(RetrieverOptions):
+    """BM25's two parameters (Robertson et al.), bm25s's defaults."""
+
+    k1: float = Field(1.5, gt=0, description="term frequency saturation")
+    b: float = Field(0.75, ge=0, le=1, description="page length normalisation (0: none, 1: full)")
+
+
+@RETRIEVERS.register("bm25", options=BM25Options)
 class BM25Retriever:
-    def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
-        self.k1 = k1
-        self.b = b
+    def __init__(self, options: BM25Options) -> None:
+        self.options = options
 
     def build(self, pages: list[IndexedPage], out_dir: Path) -> None:
-        write_manifest(out_dir, len(pages), k1=self.k1, b=self.b)
+        k1, b = self.options.k1, self.options.b
+        write_manifest(out_dir, len(pages), k1=k1, b=b)
         tokens = tokenize([page.text for page in pages])
         if not any(tokens):
             return  # no text at all: the searcher falls back to page order
-        index = bm25s.BM25(k1=self.k1, b=self.b)
+        index = bm25s.BM25(k1=k1, b=b)
         index.index(tokens, show_progress=False)
         index.save(str(out_dir / "bm25"), show_progress=False)
 
     def load(self, index_dir: Path) -> BM25Searcher:
-        pages = read_manifest(index_dir, k1=self.k1, b=self.b)["pages"]
+        k1, b = self.options.k1, self.options.b
+        pages = read_manifest(index_dir, k1=k1, b=b)["pages"]
         stored = index_dir / "bm25"
         index = bm25s.BM25.load(str(stored), show_progress=False) if stored.exists() else None
-        return BM25Searcher(index, pages, self.k1, self.b)
+        return BM25Searcher(index, pages, k1, b)
 
 
 def bm25_over(texts: list[str], k1: float, b: float) -> BM25Searcher:

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from docqa.retrievers import RETRIEVERS, IndexedPage
+from docqa.retrievers import RETRIEVERS, Device, IndexedPage, RetrieverOptions
 from docqa.retrievers.chunks import page_chunks
 from docqa.retrievers.manifest import read_manifest, write_manifest
 from docqa.retrievers.model_files import check_device, model_folder
@@ -33,13 +33,13 @@ from docqa.retrievers.multivector import (
     PageVectors,
     save_page_vectors,
 )
+from docqa.runtime.spec import Field
 
 if TYPE_CHECKING:
     import torch
     from sentence_transformers import MultiVectorEncoder
 
 NAME = "colbert"
-PAGE_SCORES = ("union", "best_passage")
 
 
 @lru_cache(maxsize=4)
@@ -50,26 +50,24 @@ def _encoder(folder: Path, device: str) -> MultiVectorEncoder:
     return MultiVectorEncoder(str(folder), device=device, local_files_only=True)
 
 
-@RETRIEVERS.register(NAME)
+class ColBERTOptions(RetrieverOptions):
+    model: str = Field(description="a local ColBERT folder (PyLate or Stanford format)")
+    device: Device = Field("cpu", description="cpu, cuda or cuda:N")
+    batch_size: int = Field(32, ge=1, description="passages encoded at once")
+    chunk_words: int = Field(120, ge=1, description="pages are cut in passages of this many words")
+    page_score: Literal["union", "best_passage"] = Field(
+        "union",
+        description="MaxSim over the union of a page's passages, or its best passage (MDocAgent)",
+    )
+
+
+@RETRIEVERS.register(NAME, options=ColBERTOptions)
 class ColBERTRetriever:
-    def __init__(
-        self,
-        model: str,
-        device: str = "cpu",
-        batch_size: int = 32,
-        chunk_words: int = 120,
-        page_score: str = "union",
-    ) -> None:
-        if page_score not in PAGE_SCORES:
-            raise ValueError(f"colbert: page_score {page_score!r} is not one of {PAGE_SCORES}")
-        self.model = model
-        self.device = device
-        self.batch_size = batch_size
-        self.chunk_words = chunk_words
-        self.page_score = page_score
+    def __init__(self, options: ColBERTOptions) -> None:
+        self.options = options
 
     def _encoder(self) -> MultiVectorEncoder:
-        return _encoder(model_folder(self.model, NAME), self.device)
+        return _encoder(model_folder(self.options.model, NAME), self.options.device)
 
     def _encode_query(self, query: str) -> torch.Tensor:
         return self._encoder().encode_query([query])[0].cpu()
@@ -77,11 +75,13 @@ class ColBERTRetriever:
     def build(self, pages: list[IndexedPage], out_dir: Path) -> None:
         import torch
 
-        chunks = [page_chunks(page.text, self.chunk_words) for page in pages]
+        chunks = [page_chunks(page.text, self.options.chunk_words) for page in pages]
         flat = [chunk for page in chunks for chunk in page]
         encoder = self._encoder()
-        encoded: Any = encoder.encode_document(flat, batch_size=self.batch_size) if flat else []
-        if self.page_score == "best_passage":  # one vector set per passage, and its page
+        encoded: Any = (
+            encoder.encode_document(flat, batch_size=self.options.batch_size) if flat else []
+        )
+        if self.options.page_score == "best_passage":  # one vector set per passage, and its page
             owners = [page for page, page_chunks_ in enumerate(chunks) for _ in page_chunks_]
             passages = list(encoded) if flat else [torch.zeros(0)]
             save_page_vectors(out_dir, passages)
@@ -96,14 +96,14 @@ class ColBERTRetriever:
         write_manifest(out_dir, len(pages), **self._built_with())
 
     def _built_with(self) -> dict[str, Any]:
-        built = {"model": self.model, "chunk_words": self.chunk_words}
-        if self.page_score != "union":  # indexes built before the option stay valid
-            built["page_score"] = self.page_score
+        built = {"model": self.options.model, "chunk_words": self.options.chunk_words}
+        if self.options.page_score != "union":  # indexes built before the option stay valid
+            built["page_score"] = self.options.page_score
         return built
 
     def load(self, index_dir: Path) -> MaxSimSearcher | BestPassageSearcher:
         manifest = read_manifest(index_dir, **self._built_with())
-        if self.page_score == "best_passage":
+        if self.options.page_score == "best_passage":
             return BestPassageSearcher(
                 PageVectors.load(index_dir),
                 manifest["passage_pages"],

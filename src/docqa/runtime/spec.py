@@ -96,7 +96,10 @@ def _message(problem: Any, spec: type[Options], where: str, owner: str) -> str:
             f"{where}.{key}: {owner} takes no option {key!r}; {guess}"
             f"its options: {', '.join(allowed) or 'none'} (docqa options shows each)"
         )
-    return f"{where}.{key}: {_problem(problem)} (got {problem['input']!r})"
+    place = f"{where}.{key}" if key else where  # a check of the whole entry has no key
+    if problem["type"] == "value_error":  # a validator's own message, already worded
+        return f"{place}: {problem['ctx']['error']}"
+    return f"{place}: {_problem(problem)} (got {problem['input']!r})"
 
 
 #: pydantic error type → how a config message says it (bounds as a user writes them)
@@ -110,15 +113,13 @@ _PHRASES = {
 
 
 def _problem(problem: Any) -> str:
-    """What is wrong with a value: a bound or a choice as the config reads it, a validator's
-    own message as it wrote it, otherwise pydantic's."""
+    """What is wrong with a value: a bound or a choice as the config reads it, otherwise
+    pydantic's words."""
     phrase = _PHRASES.get(problem["type"])
     context = {key: f"{value:g}" if isinstance(value, float) else value
                for key, value in (problem.get("ctx") or {}).items()}  # fmt: skip
     if phrase:
         return phrase.format(**context)
-    if problem["type"] == "value_error":
-        return str(context.get("error", problem["msg"]))
     return str(problem["msg"]).lower()
 
 

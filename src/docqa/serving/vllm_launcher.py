@@ -3,7 +3,7 @@
 The entry's vLLM options (``tensor_parallel_size``, ``quantization``, ``max_model_len``,
 ``gpu_memory_utilization``, ``dtype``, ``max_images``, ``max_batch_size``, ``seed``,
 ``trust_remote_code``, and ``max_pixels`` for models whose processor takes it) become the
-server's flags, read with the same ``VLLMSettings`` as the in-process ``vllm`` backend, so a
+server's flags, read with the same ``VLLMOptions`` as the in-process ``vllm`` backend, so a
 served model runs with the settings the offline one would. The weights are the model's prepared
 folder (the prepare_model rule's ``results/models/<name>``: pinned, and read offline); its
 config names the model family, which says whether the processor takes the pixel budget. The
@@ -23,7 +23,7 @@ from typing import Any
 
 from docqa.backends.model_families import family_of
 from docqa.backends.preparation import read_model_card, weights_folder
-from docqa.backends.vllm import VLLMSettings
+from docqa.backends.vllm import VLLMOptions
 
 
 def vllm_command(
@@ -43,7 +43,7 @@ def vllm_command(
             "backend: vllm entries (vLLM's outputs are not transformers': give the vLLM twin "
             "a name of its own, like qwen2.5-vl-7b-vllm-bnb4 in config/models.yaml)"
         )
-    settings = VLLMSettings.from_config(model_cfg)
+    settings = VLLMOptions.of_entry(model_cfg)
     card = read_model_card(model_dir)
     command = [*executable, "serve", str(weights_folder(card)), "--served-model-name", name]
     command += [
@@ -79,11 +79,11 @@ def client_entry(
         "base_url": base_url,
         "model": name,
         "revision": identity.get("revision") or identity.get("sha256"),
-        "concurrency": VLLMSettings.from_config(model_cfg).max_batch_size,
+        "concurrency": VLLMOptions.of_entry(model_cfg).max_batch_size,
     }
 
 
-def _processor_kwargs(model_type: str, settings: VLLMSettings) -> dict[str, int]:
+def _processor_kwargs(model_type: str, settings: VLLMOptions) -> dict[str, int]:
     """The pixel budget for processors that take it (Qwen-VL), as the offline backend sets it."""
     if family_of(model_type).budget != "processor":
         return {}

@@ -44,8 +44,10 @@ def load_indexed_pages(pages: Path, elements: Path) -> dict[str, list[IndexedPag
 
 def build_indexes(entry: dict[str, Any], pages: Path, elements: Path, out_dir: Path) -> None:
     """Index every document of a dataset under ``out_dir/<doc_id>/`` with the retriever of the
-    config ``entry`` (``{type: ..., ...options}``)."""
-    retriever = create_retriever(entry)
+    config ``entry`` (``{type: ..., ...options}``); a hybrid's entry also holds ``indexes``, the
+    indexes it fuses (rules/scripts/build_index.py adds them)."""
+    options = dict(entry)
+    retriever = create_retriever(options, indexes=options.pop("indexes", None))
     documents = load_indexed_pages(pages, elements)
     for doc_id, doc_pages in tqdm(documents.items(), desc=f"index {entry['type']}", unit="doc"):
         retriever.build(doc_pages, out_dir / doc_id)

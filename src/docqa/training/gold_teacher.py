@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from docqa.backends import BACKENDS
-from docqa.backends.base import Backend, Completion
+from docqa.backends.base import Backend, Completion, ModelOptions
 from docqa.backends.request import IMAGE_AS_TEXT, ChatRequest
 from docqa.core.prediction import Usage
+from docqa.runtime.spec import Field
 from docqa.training.teacher import REFERENCE_PREFIX, ROLE_OPENINGS, role_of
 
 NOTE = re.compile(
@@ -30,20 +31,26 @@ NOTE = re.compile(
 IMAGE_TEXT_OPEN = IMAGE_AS_TEXT.split("{text}")[0]
 
 
+class GoldTeacherOptions(ModelOptions):
+    max_batch_size: int = Field(16, ge=1, description="requests answered in one batch")
+    vision: bool = Field(
+        False, description="true: reads image parts as images (false: their OCR text)"
+    )
+
+
 class GoldTeacher(Backend):
-    """See the module docstring; ``sees_images`` false (the default) reads pages as OCR text."""
+    """See the module docstring; without ``vision`` it reads pages as their OCR text."""
 
-    max_batch_size = 16
-
-    def __init__(self, sees_images: bool = False) -> None:
-        self.sees_images = sees_images
+    def __init__(self, options: GoldTeacherOptions) -> None:
+        self.options = options
+        self.max_batch_size = options.max_batch_size
 
     @property
     def identity(self) -> dict[str, Any]:
         return {"id": "gold-teacher", "policy": 1}
 
     def validate(self, request: ChatRequest) -> None:
-        if not self.sees_images:
+        if not self.options.vision:
             request.as_text_only()
 
     def generate(self, requests: list[ChatRequest]) -> list[Completion]:
@@ -167,6 +174,6 @@ POLICIES = {
 }
 
 
-@BACKENDS.register("gold_teacher")
-def create_gold_teacher(model_cfg: dict[str, Any], model_dir: Path) -> GoldTeacher:
-    return GoldTeacher(sees_images=bool(model_cfg.get("vision", False)))
+@BACKENDS.register("gold_teacher", options=GoldTeacherOptions)
+def create_gold_teacher(options: GoldTeacherOptions, model_dir: Path) -> GoldTeacher:
+    return GoldTeacher(options)

@@ -23,7 +23,7 @@ from docqa.core.question import Question
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv, Models
 from docqa.retrievers import IndexedPage
-from docqa.retrievers.bm25 import BM25Retriever
+from docqa.retrievers.bm25 import BM25Options, BM25Retriever
 
 SLIDES = [
     "Acme Corp\nAnnual review 2021",
@@ -46,7 +46,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> DocumentEnv:
         image.save(path)
         pages.append(Page("deck", index, str(path), 224, 168, 72))
         indexed.append(IndexedPage(text, path))
-    retriever = BM25Retriever()
+    retriever = BM25Retriever(BM25Options())
     retriever.build(indexed, folder / "bm25")
     searchers = {"bm25": retriever.load(folder / "bm25")}
     return DocumentEnv(Document("deck", "deck.pdf", len(SLIDES)), pages, SLIDES, searchers)
