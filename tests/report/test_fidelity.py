@@ -18,7 +18,7 @@ from helpers.experiments import merged as merged_experiment
 from helpers.workflow import ROOT
 
 from docqa.methods import create_method
-from docqa.metrics import METRICS
+from docqa.metrics import resolve_options
 from docqa.retrievers import create_retriever
 from docqa.workflow.config_check import experiment_grid
 
@@ -108,8 +108,7 @@ def built(config_name: str, kind: str, path: str) -> Any:
         has_field = is_dataclass(settings) and key in {f.name for f in fields(settings)}
         value = settings if has_field else entry
     elif kind == "metric":
-        metric = METRICS.get(name)
-        value = metric.resolve_options(config["metrics"].get(name, {}), name)
+        value = resolve_options(name, config["metrics"].get(name, {}))
     elif kind == "dataset":
         value = config["datasets"][name]
     else:

@@ -13,8 +13,7 @@ from helpers.workflow import default_config, snakemake, workflow_copy
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import FIXED
 from docqa.methods import METHODS
-from docqa.metrics import METRICS
-from docqa.runtime.options import CONVERTED, DATASET_OPTIONS, METHOD_OPTIONS, METRIC_OPTIONS
+from docqa.runtime.options import CONVERTED, DATASET_OPTIONS, METHOD_OPTIONS
 
 
 def test_declared_method_options_are_the_constructor_parameters() -> None:
@@ -22,12 +21,6 @@ def test_declared_method_options_are_the_constructor_parameters() -> None:
     for name in METHODS.names():
         parameters = inspect.signature(METHODS.get(name)).parameters
         assert sorted(METHOD_OPTIONS[name]) == sorted(parameters), name
-
-
-def test_declared_metric_options_are_the_metric_defaults() -> None:
-    assert sorted(METRIC_OPTIONS) == METRICS.names()
-    for name in METRICS.names():
-        assert sorted(METRIC_OPTIONS[name]) == sorted(METRICS.get(name).defaults), name
 
 
 def test_declared_adapter_options_are_what_the_adapters_read() -> None:

@@ -107,18 +107,6 @@ METHOD_OPTIONS: dict[str, dict[str, str]] = {
     },
 }
 
-#: metric name → option → value rule (the registered Metric's ``defaults``)
-METRIC_OPTIONS: dict[str, dict[str, str]] = {
-    "judge": {"model": "str|null", "prompt": "str", "unjudged": "str"},
-    "docbench_judge": {"model": "str|null", "prompt": "str", "unjudged": "str"},
-    "finragbench_v_judge": {"model": "str|null", "prompt": "str", "unjudged": "str"},
-    "longdocurl": {"variant": "str", "parse": "bool", "model": "str|null"},
-    "madqa": {"accuracy": "str", "model": "str|null"},
-    "mmlongbench_doc": {"variant": "str", "model": "str|null"},
-    "slideagent": {"overall": "str", "rel_tol": "number>=0"},
-    "slidevqa": {"normalization": "str"},
-}
-
 #: the options every adapter of a downloaded dataset takes (docqa.datasets.convert)
 CONVERTED = {
     "root": "str",

@@ -15,7 +15,6 @@ import yaml
 from docqa.runtime.options import (
     DATASET_OPTIONS,
     METHOD_OPTIONS,
-    METRIC_OPTIONS,
     schema_options,
     value_error,
 )
@@ -56,10 +55,13 @@ def check_references(config: dict[str, Any]) -> None:
             errors.append(
                 f"datasets.{name}.metric: {dataset['metric']!r} has no entry under 'metrics:'"
             )
-    for name, options in config["metrics"].items():
-        model = options.get("model")
-        if model is not None and model not in config["models"]:
-            errors.append(f"metrics.{name}.model: {model!r} is not defined under 'models:'")
+    metrics = _registry("metrics")
+    for name, options in _entries(config, "metrics"):
+        if name not in metrics.names():
+            continue  # check_options names it
+        for key, section, value in metrics.options(name).references(options):
+            if value not in config[section]:
+                errors.append(f"metrics.{name}.{key}: {value!r} is not defined under '{section}:'")
     errors += training_reference_errors(config)
     if errors:
         raise ConfigError("config error:\n  " + "\n  ".join(errors))
@@ -200,7 +202,7 @@ def _legacy_check(
     schema: dict[str, Any] | None,
 ) -> list[str]:
     """TRANSITION: the old tables, for implementations without a spec yet."""
-    tables = {"methods": METHOD_OPTIONS, "metrics": METRIC_OPTIONS, "datasets": DATASET_OPTIONS}
+    tables = {"methods": METHOD_OPTIONS, "datasets": DATASET_OPTIONS}
     if section in tables:
         rules = tables[section].get(kind)
         if rules is None:
