@@ -10,10 +10,8 @@ from pathlib import Path
 import pytest
 from helpers.workflow import default_config, snakemake, workflow_copy
 
-from docqa.datasets import DATASETS
-from docqa.datasets.convert import FIXED
 from docqa.methods import METHODS
-from docqa.runtime.options import CONVERTED, DATASET_OPTIONS, METHOD_OPTIONS
+from docqa.runtime.options import METHOD_OPTIONS
 
 
 def test_declared_method_options_are_the_constructor_parameters() -> None:
@@ -21,24 +19,6 @@ def test_declared_method_options_are_the_constructor_parameters() -> None:
     for name in METHODS.names():
         parameters = inspect.signature(METHODS.get(name)).parameters
         assert sorted(METHOD_OPTIONS[name]) == sorted(parameters), name
-
-
-def test_declared_adapter_options_are_what_the_adapters_read() -> None:
-    from docqa.datasets.synthslides.options import SynthOptions
-
-    assert sorted(DATASET_OPTIONS) == DATASETS.names()
-    assert sorted(DATASET_OPTIONS["synthslides"]) == sorted(SynthOptions.__dataclass_fields__)
-    from docqa.datasets.local import OPTIONS as LOCAL_OPTIONS
-
-    assert sorted(DATASET_OPTIONS["local"]) == sorted(LOCAL_OPTIONS)
-    for name in DATASETS.names():
-        if name in ("synthslides", "local"):
-            continue
-        functions = inspect.getclosurevars(DATASETS.get(name)).nonlocals
-        own = set()
-        for function in (functions["read"], functions["write_documents"]):
-            own |= set(list(inspect.signature(function).parameters)[1:])
-        assert sorted(DATASET_OPTIONS[name]) == sorted(own - FIXED | set(CONVERTED)), name
 
 
 def edited(section: str, name: str, entry: dict) -> dict:

@@ -245,9 +245,12 @@ class JudgeOptions(Options):
     model: str | None = refers_to(
         "models", None, "the judge model (required to score; null only where no run uses it)"
     )
-    prompt: Prompt = Field("paper", description="the judge's prompt (module docqa.metrics.judge)")
+    prompt: Prompt = Field(
+        default="paper", description="the judge's prompt (module docqa.metrics.judge)"
+    )
     unjudged: Unjudged = Field(
-        "wrong", description="a question the judge gave no verdict: scored wrong, or excluded"
+        default="wrong",
+        description="a question the judge gave no verdict: scored wrong, or excluded",
     )
 
 
@@ -255,7 +258,7 @@ class DocBenchJudgeOptions(JudgeOptions):
     """The options of metric ``docbench_judge``: the judge with DocBench's prompt."""
 
     prompt: Prompt = Field(
-        "docbench", description="the judge's prompt (module docqa.metrics.judge)"
+        default="docbench", description="the judge's prompt (module docqa.metrics.judge)"
     )
 
 
@@ -263,7 +266,7 @@ class FinRAGBenchVJudgeOptions(JudgeOptions):
     """The options of metric ``finragbench_v_judge``: the judge with FinRAGBench-V's prompt."""
 
     prompt: Prompt = Field(
-        "finragbench_v", description="the judge's prompt (module docqa.metrics.judge)"
+        default="finragbench_v", description="the judge's prompt (module docqa.metrics.judge)"
     )
 
 

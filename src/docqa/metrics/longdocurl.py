@@ -236,11 +236,12 @@ class LongDocURLOptions(Options):
     """The options of metric ``longdocurl``."""
 
     variant: Variant = Field(
-        "official",
+        default="official",
         description="official: the benchmark's scorer as published; corrected: its bugs fixed",
     )
     parse: bool = Field(
-        True, description="parse a free-text prediction into an answer first (LongDocURL's step 1)"
+        default=True,
+        description="parse a free-text prediction into an answer first (LongDocURL's step 1)",
     )
     model: str | None = refers_to(
         "models",

@@ -316,7 +316,7 @@ class MADQAOptions(Options):
     model_config = ConfigDict(validate_default=True)  # a missing judge is checked too
 
     accuracy: Accuracy = Field(
-        "anls", description="anls: ANLS* >= 0.5 is correct; semantic: a judge model decides"
+        default="anls", description="anls: ANLS* >= 0.5 is correct; semantic: a judge model decides"
     )
     model: str | None = refers_to(
         "models", None, "the judge of accuracy: semantic (required with it, refused without)"

@@ -56,7 +56,7 @@ class MMLongBenchDocOptions(Options):
     """The options of metric ``mmlongbench_doc``."""
 
     variant: Variant = Field(
-        "official",
+        default="official",
         description="official: the benchmark's scorer as published; corrected: its bugs fixed",
     )
     model: str | None = refers_to(

@@ -45,11 +45,11 @@ class SlideAgentOptions(Options):
     """The options of metric ``slideagent``."""
 
     overall: Overall = Field(
-        "per_question",
+        default="per_question",
         description="Overall of a set: the mean per question, or of the Num and F1 columns",
     )
     rel_tol: float = Field(
-        0.0, ge=0, description="relative tolerance of the numeric comparison (Num)"
+        default=0.0, ge=0, description="relative tolerance of the numeric comparison (Num)"
     )
 
 

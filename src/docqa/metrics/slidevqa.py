@@ -57,7 +57,7 @@ class SlideVQAOptions(Options):
     """The options of metric ``slidevqa``."""
 
     normalization: Normalization = Field(
-        "official",
+        default="official",
         description="official: evaluate.py's answer normalisation; corrected: whole words only",
     )
 

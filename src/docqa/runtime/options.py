@@ -1,13 +1,13 @@
-"""The options each registered method, metric and dataset adapter takes, declared without
-importing them, so that Snakemake can check every config entry when it parses the workflow
-(``snakemake -n`` included) rather than inside a job an hour later.
+"""The options each registered method takes, declared without importing them, so that
+Snakemake can check every config entry when it parses the workflow (``snakemake -n`` included)
+rather than inside a job an hour later.
 
 Each option has a value rule: ``int>=N``, ``number>0``, ``number>=0``, ``str``, ``bool``,
 ``list``, ``str|null``, or ``any``. tests/test_config_options.py checks these tables against
-the registered implementations (their constructor's parameters, their metric defaults, their
-adapter's read and write functions), so a new option or implementation that is not declared
-here fails a test, not a user's run. Retrievers and models are declared per type in
-config/config.schema.yaml; ``schema_options`` reads those declarations for the same messages.
+the registered implementations (their constructor's parameters), so a new option or
+implementation that is not declared here fails a test, not a user's run. Retrievers and
+models are declared per type in config/config.schema.yaml; ``schema_options`` reads those
+declarations for the same messages.
 """
 
 from __future__ import annotations
@@ -105,41 +105,6 @@ METHOD_OPTIONS: dict[str, dict[str, str]] = {
         "max_new_tokens": "int>=1",
         **_READING,
     },
-}
-
-#: the options every adapter of a downloaded dataset takes (docqa.datasets.convert)
-CONVERTED = {
-    "root": "str",
-    "subdir": "str",
-    "max_questions": "int>=1",
-    "max_pages": "int>=1",
-    "missing_documents": "str",
-}
-
-#: dataset ``adapter`` → option → value rule
-DATASET_OPTIONS: dict[str, dict[str, str]] = {
-    "synthslides": {
-        "seed": "int>=0",
-        "decks": "int>=0",
-        "slides_per_deck": "list",
-        "questions_per_deck": "int>=1",
-        "corrupt_decks": "int>=0",
-    },
-    "docbench": dict(CONVERTED),
-    "local": {
-        "root": "str",
-        "questions": "str",
-        "page_base": "int>=0",
-        "max_questions": "int>=1",
-        "max_pages": "int>=1",
-    },
-    "finragbench_v": {**CONVERTED, "language": "str"},
-    "longdocurl": dict(CONVERTED),
-    "madqa": {**CONVERTED, "split": "str", "documents": "str"},
-    "mdocagent": {**CONVERTED, "documents_dir": "str"},
-    "mmlongbench_doc": dict(CONVERTED),
-    "realmmrag": {**CONVERTED, "query": "str", "split": "str"},
-    "slidevqa": {**CONVERTED, "split": "str"},
 }
 
 

@@ -13,7 +13,6 @@ from typing import Any
 import yaml
 
 from docqa.runtime.options import (
-    DATASET_OPTIONS,
     METHOD_OPTIONS,
     schema_options,
     value_error,
@@ -202,7 +201,7 @@ def _legacy_check(
     schema: dict[str, Any] | None,
 ) -> list[str]:
     """TRANSITION: the old tables, for implementations without a spec yet."""
-    tables = {"methods": METHOD_OPTIONS, "datasets": DATASET_OPTIONS}
+    tables = {"methods": METHOD_OPTIONS}
     if section in tables:
         rules = tables[section].get(kind)
         if rules is None:
