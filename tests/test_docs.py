@@ -23,7 +23,7 @@ from docqa.backends.client import ModelClient
 from docqa.core.document import Document, Page
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
-from docqa.datasets import DATASETS
+from docqa.datasets import DATASETS, prepare
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Models
 from docqa.metrics import METRICS
@@ -138,7 +138,7 @@ def examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Modul
         module = importlib.util.module_from_spec(spec)
         monkeypatch.setitem(sys.modules, module_name, module)
         registry = registries[package]
-        registered = re.findall(r'register\("(\w+)"\)', code)
+        registered = re.findall(r'register\("(\w+)"', code)
         assert len(registered) == 1, f"{module_name} should register one name"
         registry.modules[registered[0]] = module_name  # the map line the page asks for
         spec.loader.exec_module(module)
@@ -172,7 +172,7 @@ def test_dataset_example_converts_and_records_bad_rows(examples: dict, tmp_path:
     ]
     (root / "questions.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     out = tmp_path / "data"
-    DATASETS.get("pdf_folder")(out, {"root": str(root)})
+    prepare("pdf_folder", out, {"root": str(root)})
     questions = [json.loads(line) for line in (out / "questions.jsonl").read_text().splitlines()]
     assert [(q["question_id"], q["doc_id"], q["evidence_pages"]) for q in questions] == [
         ("q1", "annual", [1])
