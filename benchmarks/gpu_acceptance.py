@@ -221,7 +221,7 @@ def prepare_inputs(folder: Path, decks: int, slides: list[int], questions: int, 
     """synthslides decks, rendered, their text read and indexed with bm25 by docqa's own stages
     (needs tesseract and the whole of docqa: a CPU machine). Paths in the files are made relative to
     ``folder``, so that it can be carried to another machine."""
-    from docqa.datasets import DATASETS
+    from docqa.datasets import prepare
     from docqa.stages.index import build_indexes
     from docqa.stages.render import render_dataset
     from docqa.stages.text import text_dataset
@@ -235,9 +235,8 @@ def prepare_inputs(folder: Path, decks: int, slides: list[int], questions: int, 
             )
         shutil.rmtree(folder)  # inputs prepared before: made again
     started = time.perf_counter()
-    DATASETS.load_all()
     options = {"seed": 0, "decks": decks, "slides_per_deck": slides}
-    DATASETS.get("synthslides")(folder / "data", {**options, "questions_per_deck": questions})
+    prepare("synthslides", folder / "data", {**options, "questions_per_deck": questions})
     render_dataset(folder / INPUT_FILES["documents"], folder / "pages", dpi=dpi)
     text_dataset(
         folder / INPUT_FILES["documents"],

@@ -39,7 +39,7 @@ import torch
 from docqa.core.document import Document, Page
 from docqa.core.jsonl import read_jsonl
 from docqa.core.question import Question
-from docqa.datasets import DATASETS
+from docqa.datasets import prepare
 from docqa.retrievers import IndexedPage, PageSearcher, create_retriever
 from docqa.retrievers.multivector import (
     MaxSimSearcher,
@@ -61,9 +61,8 @@ SPLIT_QUERIES = 50
 
 def make_document(work: Path, pages: int, dpi: int) -> tuple[list[IndexedPage], list[str]]:
     """``pages`` slides (text layer + rendered image) and the questions about their decks."""
-    DATASETS.load_all()
     decks = pages // 8 + 1  # decks have 8-12 slides
-    DATASETS.get("synthslides")(work / "data", {"seed": 0, "decks": decks})
+    prepare("synthslides", work / "data", {"seed": 0, "decks": decks})
     render_dataset(work / "data" / "documents.jsonl", work / "pages", dpi=dpi)
     images = {
         (p.doc_id, p.index): p.image

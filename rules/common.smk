@@ -5,7 +5,6 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
-import yaml
 
 from docqa.workflow.snakefile import (
     check_options,
@@ -24,9 +23,7 @@ from docqa.workflow.snakefile import (
 )
 
 # every entry's options against its registered type first: those messages name the entry and key
-check_options(
-    config, yaml.safe_load((Path(workflow.basedir) / "config/config.schema.yaml").read_text())
-)
+check_options(config)
 validate(config, "../config/config.schema.yaml")
 check_references(config)
 

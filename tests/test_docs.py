@@ -258,6 +258,6 @@ def test_config_examples_pass_the_checks_the_page_promises(examples: dict) -> No
                 config[key] = value
         if "datasets" in example and "my_reports" in example["datasets"]:
             config["datasets"]["my_reports"]["options"]["root"] = str(ROOT / "docs")
-        check_options(config, schema)
+        check_options(config)
         validate(config, str(schema_path))
         check_references(config)

@@ -11,10 +11,14 @@ from helpers.benchmark_files import MADQA_SCHEMA, image, parquet, pdf
 
 from docqa.core.failures import read_failures
 from docqa.core.jsonl import read_jsonl
-from docqa.datasets import DATASETS
+from docqa.datasets import prepare
+from docqa.datasets.convert import ConvertedOptions
 from docqa.datasets.docbench import load_questions as docbench_questions
+from docqa.datasets.finragbench_v import FinRAGBenchVOptions
 from docqa.datasets.finragbench_v import read as finragbench_read
+from docqa.datasets.madqa import MADQAOptions
 from docqa.datasets.madqa import read as madqa_read
+from docqa.datasets.mdocagent import MDocAgentOptions
 from docqa.datasets.mdocagent import read as mdocagent_read
 
 # Rows as in the bundle's samples.json files (PaperTab/PaperText: answer_2, answer_3).
@@ -73,7 +77,7 @@ def bundle(root: Path) -> Path:
 
 def test_papertab_and_fetatab(tmp_path: Path) -> None:
     root = bundle(tmp_path / "bundle")
-    loaded = mdocagent_read(root / "PaperTab")
+    loaded = mdocagent_read(root / "PaperTab", MDocAgentOptions())
     first, second = loaded.questions
     assert (first.question_id, first.doc_id, first.answer_format) == (
         "5eda469a",
@@ -84,9 +88,8 @@ def test_papertab_and_fetatab(tmp_path: Path) -> None:
     assert second.evidence_pages == []  # UDA gives no evidence pages
     assert [f.error for f in loaded.skipped] == ["field 'answer' is empty"]
 
-    DATASETS.load_all()
     out = tmp_path / "fetatab"
-    DATASETS.get("mdocagent")(out, {"root": str(root), "subdir": "FetaTab"})
+    prepare("mdocagent", out, {"root": str(root), "subdir": "FetaTab"})
     [question] = read_jsonl(out / "questions.jsonl")
     assert question["doc_id"] == "Ben Platt (actor)"
     assert question["original"]["doc_url"].endswith("Ben_Platt_(actor)")
@@ -95,10 +98,8 @@ def test_papertab_and_fetatab(tmp_path: Path) -> None:
 
 def test_papertext_broken_documents_link_and_the_fix(tmp_path: Path) -> None:
     root = bundle(tmp_path / "bundle")
-    DATASETS.load_all()
-    prepare = DATASETS.get("mdocagent")
     with pytest.raises(ValueError, match="no question"):
-        prepare(tmp_path / "broken", {"root": str(root), "subdir": "PaperText"})
+        prepare("mdocagent", tmp_path / "broken", {"root": str(root), "subdir": "PaperText"})
     failures = read_failures(tmp_path / "broken" / "failures.jsonl")
     assert len(failures) == 2
     assert "broken link" in failures[0].error
@@ -106,7 +107,7 @@ def test_papertext_broken_documents_link_and_the_fix(tmp_path: Path) -> None:
 
     out = tmp_path / "papertext"
     options = {"root": str(root), "subdir": "PaperText", "documents_dir": "../PaperTab/documents"}
-    prepare(out, options)
+    prepare("mdocagent", out, options)
     assert len(list(read_jsonl(out / "questions.jsonl"))) == 2
     assert read_failures(out / "failures.jsonl") == []
 
@@ -134,14 +135,13 @@ def test_docbench_folders(tmp_path: Path) -> None:
         pdf(tmp_path / folder / f"report-{folder}.pdf")
     (tmp_path / "1" / "1_qa.jsonl").write_text('{"question": "no answer here"}\n')
     (tmp_path / "2").mkdir()  # a folder without its questions file
-    questions = docbench_questions(tmp_path)
+    questions = docbench_questions(tmp_path, ConvertedOptions())
     assert [q.question_id for q in questions] == ["0-1", "0-2", "10-1", "10-2"]
     assert questions[0].tags == {"type": "text-only", "evidence": "Revenue was 12 million."}
     assert [q.answer_format for q in questions[:2]] == ["Str", "None"]
 
-    DATASETS.load_all()
     out = tmp_path / "data"
-    DATASETS.get("docbench")(out, {"root": str(tmp_path)})
+    prepare("docbench", out, {"root": str(tmp_path)})
     assert [d["doc_id"] for d in read_jsonl(out / "documents.jsonl")] == ["0", "10"]
     assert [f.path.split("/")[-1] for f in read_failures(out / "failures.jsonl")] == [
         "1_qa.jsonl:1",
@@ -194,16 +194,15 @@ def test_finragbench_v_queries_qrels_and_page_images(tmp_path: Path) -> None:
     for page in (1, 3):  # page 2 is missing from the corpus
         (corpus / f"Gappy_Report_{page}.png").write_bytes(image())
 
-    loaded = finragbench_read(tmp_path)
+    loaded = finragbench_read(tmp_path, FinRAGBenchVOptions())
     first, second, gappy = loaded.questions
     assert (first.doc_id, first.evidence_pages) == ("NASDAQ_AMBC_2020", [1, 2])  # qrels: 2 pages
     assert (second.doc_id, second.evidence_pages) == ("LSE_HWDN_2023", [2])  # from its own id
     assert first.tags == {"category": "Table-Compare and Sort", "answer_type": "short"}
     assert "no evidence page" in loaded.skipped[0].error
 
-    DATASETS.load_all()
     out = tmp_path / "out"
-    DATASETS.get("finragbench_v")(out, {"root": str(tmp_path)})
+    prepare("finragbench_v", out, {"root": str(tmp_path)})
     documents = {d["doc_id"]: d for d in read_jsonl(out / "documents.jsonl")}
     assert sorted(documents) == ["LSE_HWDN_2023", "NASDAQ_AMBC_2020"]
     assert documents["LSE_HWDN_2023"]["num_pages"] == 3
@@ -252,7 +251,7 @@ def test_madqa_answer_variants_and_multi_document_evidence(tmp_path: Path) -> No
         },
     ]
     parquet(tmp_path / "data" / "dev-00000-of-00001.parquet", rows, MADQA_SCHEMA)
-    loaded = madqa_read(tmp_path)
+    loaded = madqa_read(tmp_path, MADQAOptions())
     single, multi = loaded.questions
     assert (single.doc_id, single.evidence_pages, single.answer) == ("1007969", [2], "P-1044")
     assert single.tags["answer_variants"] == ["P-1044", "P1044"]

@@ -14,7 +14,7 @@ from PIL import Image
 from docqa.core.failures import read_failures
 from docqa.core.jsonl import read_jsonl
 from docqa.core.question import Question
-from docqa.datasets import DATASETS
+from docqa.datasets import prepare as prepare_dataset
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real_pdfs"
 
@@ -29,7 +29,7 @@ def folder(tmp_path: Path) -> Path:
 
 
 def prepare(root: Path, out: Path, **options: object) -> tuple[list[Question], list[dict]]:
-    DATASETS.get("local")(out, {"root": str(root), **options})
+    prepare_dataset("local", out, {"root": str(root), **options})
     questions = [Question.from_dict(row) for row in read_jsonl(out / "questions.jsonl")]
     return questions, [row.to_dict() for row in read_failures(out / "failures.jsonl")]
 
@@ -185,5 +185,5 @@ def test_a_file_without_usable_rows_stops_with_the_reason(folder: Path, tmp_path
     (folder / "questions.csv").write_text("question,document\nQ?,nowhere.pdf\n")
     with pytest.raises(ValueError, match="failures.jsonl"):
         prepare(folder, tmp_path / "data")
-    with pytest.raises(ValueError, match="unknown dataset option"):
+    with pytest.raises(ValueError, match="options.metric: adapter local takes no option"):
         prepare(folder, tmp_path / "data", metric="slideagent")

@@ -11,7 +11,8 @@ from helpers.benchmark_files import LONGDOCURL_SAMPLE, pdf
 
 from docqa.core.failures import read_failures
 from docqa.core.jsonl import read_jsonl
-from docqa.datasets import DATASETS
+from docqa.datasets import prepare
+from docqa.datasets.convert import ConvertedOptions
 from docqa.datasets.longdocurl import load_questions, read
 
 ROWS = [json.loads(line) for line in LONGDOCURL_SAMPLE.read_text().splitlines()]
@@ -51,7 +52,7 @@ def test_bad_rows_are_recorded_and_skipped(tmp_path: Path) -> None:
     text = [lines[0], "{not json", json.dumps(bad_format), json.dumps(out_of_range)]
     (tmp_path / "LongDocURL_public.jsonl").write_text("\n".join([*text, json.dumps(no_answer)]))
 
-    loaded = read(tmp_path)
+    loaded = read(tmp_path, ConvertedOptions())
     assert [q.question_id for q in loaded.questions] == [ROWS[0]["question_id"]]
     assert [f.path for f in loaded.skipped] == [
         f"LongDocURL_public.jsonl:{n}" for n in (2, 3, 4, 5)
@@ -73,9 +74,8 @@ def test_hub_layout_unpacks_the_pdf_archive_once(tmp_path: Path) -> None:
     with tarfile.open(root / "pdf_files.tar.gz", "w:gz") as tar:
         tar.add(staging / "pdf_files", arcname="pdf_files")
 
-    DATASETS.load_all()
     out = tmp_path / "data"
-    DATASETS.get("longdocurl")(out, {"root": str(root)})
+    prepare("longdocurl", out, {"root": str(root)})
     assert [d["doc_id"] for d in read_jsonl(out / "documents.jsonl")] == ["4055915", "4127644"]
     assert (out / "docs" / "4055915.pdf").resolve().is_file()
     [missing] = read_failures(out / "failures.jsonl")  # 4151603 is not in the archive
@@ -84,7 +84,7 @@ def test_hub_layout_unpacks_the_pdf_archive_once(tmp_path: Path) -> None:
 
     marker = root / "pdf_files" / ".unpacked-from"
     unpacked_at = marker.stat().st_mtime_ns
-    DATASETS.get("longdocurl")(tmp_path / "again", {"root": str(root), "max_questions": 1})
+    prepare("longdocurl", tmp_path / "again", {"root": str(root), "max_questions": 1})
     assert marker.stat().st_mtime_ns == unpacked_at  # not unpacked twice
     assert len(list(read_jsonl(tmp_path / "again" / "questions.jsonl"))) == 1
 

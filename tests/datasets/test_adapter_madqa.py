@@ -11,8 +11,8 @@ import pytest
 from docqa.core.failures import read_failures
 from docqa.core.jsonl import read_jsonl
 from docqa.core.question import Question
-from docqa.datasets import DATASETS
-from docqa.datasets.madqa import read
+from docqa.datasets import prepare, resolve_options
+from docqa.datasets.madqa import MADQAOptions, read
 
 MINI = Path(__file__).resolve().parents[1] / "data" / "madqa_mini"
 REGISTER = "federal-register-2020-17221"
@@ -23,13 +23,12 @@ NICS = "nics-background-checks-2015-11-rotated"
 
 
 def convert(out: Path, **options: object) -> dict[str, Question]:
-    DATASETS.load_all()
-    DATASETS.get("madqa")(out, {"root": str(MINI), **options})
+    prepare("madqa", out, {"root": str(MINI), **options})
     return {q.question_id: q for q in map(Question.from_dict, read_jsonl(out / "questions.jsonl"))}
 
 
 def test_every_evidence_document_is_a_document_of_the_question() -> None:
-    loaded = read(MINI)
+    loaded = read(MINI, MADQAOptions())
     assert not loaded.skipped
     questions = {q.question_id: q for q in loaded.questions}
     assert len(questions) == 7
@@ -76,11 +75,12 @@ def test_every_evidence_document_is_a_document_of_the_question() -> None:
 
 
 def test_only_the_evidence_setting_is_offered(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="whole-collection protocol .* not offered"):
-        read(MINI, documents="collection")
-    with pytest.raises(ValueError, match="missing_documents' must be one of"):
+    with pytest.raises(ValueError, match="options.documents: input should be 'evidence'"):
+        resolve_options("madqa", {"documents": "collection"})
+    assert "whole-collection protocol" in MADQAOptions.model_fields["documents"].description
+    with pytest.raises(ValueError, match="options.missing_documents: input should be 'fail' or"):
         convert(tmp_path / "a", missing_documents="skip")
-    with pytest.raises(ValueError, match="unknown dataset option.*missing_documents"):
+    with pytest.raises(ValueError, match="did you mean .documents.*missing_documents"):
         convert(tmp_path / "b", documnets="evidence")
 
 

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from docqa.datasets.madqa import read
+from docqa.datasets.madqa import MADQAOptions, read
 
 
 def write_split(root: Path, documents: list[str]) -> None:
@@ -31,9 +31,13 @@ def write_split(root: Path, documents: list[str]) -> None:
 def test_file_names_that_become_one_id_are_refused(tmp_path: Path) -> None:
     write_split(tmp_path, ["Report.pdf", "Report.PDF", "other.pdf"])
     with pytest.raises(ValueError, match=r"\['Report.PDF', 'Report.pdf'\] -> 'Report'"):
-        read(tmp_path)
+        read(tmp_path, MADQAOptions())
 
 
 def test_distinct_names_convert(tmp_path: Path) -> None:
     write_split(tmp_path, ["1007969.pdf", "1007969.pdf", "2001.pdf"])
-    assert [q.doc_id for q in read(tmp_path).questions] == ["1007969", "1007969", "2001"]
+    assert [q.doc_id for q in read(tmp_path, MADQAOptions()).questions] == [
+        "1007969",
+        "1007969",
+        "2001",
+    ]

@@ -21,7 +21,8 @@ from docqa.core.document import Document
 from docqa.core.failures import read_failures
 from docqa.core.jsonl import read_jsonl
 from docqa.core.question import Question
-from docqa.datasets import DATASETS
+from docqa.datasets import prepare
+from docqa.datasets.convert import ConvertedOptions
 from docqa.datasets.mmlongbench_doc import load_questions, read
 from docqa.stages.render import render_dataset
 
@@ -38,7 +39,7 @@ def github(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_question_of_the_real_file_converts(github: Path) -> None:
-    loaded = read(github)
+    loaded = read(github, ConvertedOptions())
     assert loaded.skipped == []
     assert len(loaded.questions) == len(ROWS) == 1082
     formats = Counter(q.answer_format for q in loaded.questions)
@@ -85,7 +86,7 @@ def test_hub_parquet_layout_records_bad_rows_and_keeps_the_rest(tmp_path: Path) 
     rows[2]["evidence_pages"] = "[5, 'x']"  # not a page number
     rows[3]["answer_format"] = "Integer?"  # not a known format
     parquet(tmp_path / "data" / "train-00000-of-00001.parquet", rows, MMLONGBENCH_SCHEMA)
-    loaded = read(tmp_path)
+    loaded = read(tmp_path, ConvertedOptions())
     assert [q.question_id for q in loaded.questions] == ["0000"]
     errors = [failure.error for failure in loaded.skipped]
     assert "'question' is missing" in errors[0]
@@ -107,9 +108,8 @@ def test_prepare_then_render_records_unreadable_and_missing_pdfs(tmp_path: Path)
     parquet(root / "data" / "train-00000-of-00001.parquet", rows, MMLONGBENCH_SCHEMA)
     pdf(root / "documents" / "good.pdf", pages=4)
     broken_pdf(root / "documents" / "broken.pdf")
-    DATASETS.load_all()
     out = tmp_path / "data"
-    DATASETS.get("mmlongbench_doc")(out, {"root": str(root), "max_pages": 2})
+    prepare("mmlongbench_doc", out, {"root": str(root), "max_pages": 2})
 
     questions = [Question.from_dict(row) for row in read_jsonl(out / "questions.jsonl")]
     documents = [Document.from_dict(row) for row in read_jsonl(out / "documents.jsonl")]
@@ -135,11 +135,9 @@ def test_prepare_then_render_records_unreadable_and_missing_pdfs(tmp_path: Path)
 
 
 def test_max_questions_and_unknown_options(github: Path, tmp_path: Path) -> None:
-    DATASETS.load_all()
-    prepare = DATASETS.get("mmlongbench_doc")
-    with pytest.raises(ValueError, match=r"unknown dataset option\(s\) \['split'\]"):
-        prepare(tmp_path / "x", {"root": str(github), "split": "test"})
-    with pytest.raises(ValueError, match="positive integer"):
-        prepare(tmp_path / "x", {"root": str(github), "max_questions": 0})
+    with pytest.raises(ValueError, match="adapter mmlongbench_doc takes no option 'split'"):
+        prepare("mmlongbench_doc", tmp_path / "x", {"root": str(github), "split": "test"})
+    with pytest.raises(ValueError, match="options.max_questions: input should be greater"):
+        prepare("mmlongbench_doc", tmp_path / "x", {"root": str(github), "max_questions": 0})
     with pytest.raises(ValueError, match="option 'root' is missing"):
-        prepare(tmp_path / "x", {})
+        prepare("mmlongbench_doc", tmp_path / "x", {})

@@ -17,9 +17,10 @@ from helpers.benchmark_files import (
 
 from docqa.core.failures import read_failures
 from docqa.core.jsonl import read_jsonl
-from docqa.datasets import DATASETS
-from docqa.datasets.realmmrag import deck_pages, split_page_name
+from docqa.datasets import prepare, resolve_options
+from docqa.datasets.realmmrag import RealMMRAGOptions, deck_pages, split_page_name
 from docqa.datasets.realmmrag import load_questions as realmmrag_questions
+from docqa.datasets.slidevqa import SlideVQAOptions
 from docqa.datasets.slidevqa import load_questions as slidevqa_questions
 from docqa.datasets.slidevqa import read as slidevqa_read
 from docqa.stages.render import render_dataset
@@ -60,7 +61,7 @@ def slidevqa(tmp_path: Path) -> Path:
 
 
 def test_slidevqa_questions_pages_and_tags(slidevqa: Path) -> None:
-    loaded = slidevqa_read(slidevqa)
+    loaded = slidevqa_read(slidevqa, SlideVQAOptions())
     questions = {q.question_id: q for q in loaded.questions}
     assert list(questions) == ["1", "2", "3", "4", "5"]
     assert questions["1"].evidence_pages == [0, 2]  # 1-based slide numbers, converted once
@@ -77,13 +78,14 @@ def test_slidevqa_questions_pages_and_tags(slidevqa: Path) -> None:
         "field 'evidence_pages': page 21 is not a 1-based page number (1..20)",
         "field 'question' is missing or null",
     ]
-    assert [q.question_id for q in slidevqa_questions(slidevqa, split="val")] == ["8"]
+    assert [q.question_id for q in slidevqa_questions(slidevqa, SlideVQAOptions(split="val"))] == [
+        "8"
+    ]
 
 
 def test_slidevqa_decks_render_as_page_images(slidevqa: Path, tmp_path: Path) -> None:
-    DATASETS.load_all()
     out = tmp_path / "data"
-    DATASETS.get("slidevqa")(out, {"root": str(slidevqa), "split": "test"})
+    prepare("slidevqa", out, {"root": str(slidevqa), "split": "test"})
     documents = {d["doc_id"]: d for d in read_jsonl(out / "documents.jsonl")}
     assert list(documents) == ["deck-a", "deck-b", "deck-c"]
     deck_a = Path(documents["deck-a"]["path"])
@@ -149,16 +151,15 @@ def test_realmmrag_groups_pages_into_decks_and_skips_distractors(tmp_path: Path)
     assert questions["3"].evidence_pages == [0]
     assert questions["3"].answer_format == "Int"
     assert questions["1"].tags["rephrase_level_2"] == "What does the tiering do? (rewritten)"
-    reworded = realmmrag_questions(root, query="rephrase_level_1")
+    reworded = realmmrag_questions(root, RealMMRAGOptions(query="rephrase_level_1"))
     assert reworded[0].question == "What does the tiering do? (reworded)"
 
-    DATASETS.load_all()
     out = tmp_path / "data"
-    DATASETS.get("realmmrag")(out, {"root": str(root), "max_pages": 2})
+    prepare("realmmrag", out, {"root": str(root), "max_pages": 2})
     documents = {d["doc_id"]: d for d in read_jsonl(out / "documents.jsonl")}
     # the distractor is page 2 of its deck, beyond the cap of 2 pages
     assert documents["TechSlides_storage_intro"]["num_pages"] == 2
     assert documents["FinSlides_q3"]["num_pages"] == 1
     assert len(list(read_jsonl(out / "questions.jsonl"))) == 4
-    with pytest.raises(ValueError, match="query="):
-        realmmrag_questions(root, query="rephrase_level_9")
+    with pytest.raises(ValueError, match="options.query: input should be 'query', 'rephrase_lev"):
+        resolve_options("realmmrag", {"query": "rephrase_level_9"})

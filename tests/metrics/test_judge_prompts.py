@@ -9,7 +9,7 @@ import pytest
 from helpers.scripted_backend import ScriptedBackend
 
 from docqa.core.question import Question
-from docqa.metrics import METRICS
+from docqa.metrics import METRICS, resolve_options
 from docqa.metrics.judge import (
     CODE_PROMPT,
     PROMPT_FILES,
@@ -99,9 +99,9 @@ def test_benchmark_judges_are_metrics_with_their_prompt_by_default() -> None:
     from docqa.core.prediction import Prediction
 
     metric = METRICS.get("docbench_judge")
-    options = metric.resolve_options({"model": "judge"}, "docbench_judge")
-    assert options["prompt"] == "docbench"
-    assert METRICS.get("finragbench_v_judge").defaults["prompt"] == "finragbench_v"
+    options = resolve_options("docbench_judge", {"model": "judge"})
+    assert options.model_dump()["prompt"] == "docbench"
+    assert resolve_options("finragbench_v_judge", {}).model_dump()["prompt"] == "finragbench_v"
     question = Question(
         "q", "d", "How many?", "3", "Str", original={"evidence": "three items are listed"}
     )

@@ -26,7 +26,7 @@ from docqa.backends.request import ChatRequest
 from docqa.core.jsonl import write_jsonl
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import Question, documents_fields
-from docqa.metrics import METRICS, madqa, madqa_judge
+from docqa.metrics import METRICS, madqa, madqa_judge, resolve_options
 from docqa.stages.score import score_run
 
 BOOK = json.loads(
@@ -34,8 +34,9 @@ BOOK = json.loads(
 )
 CASES = {case["id"]: case for case in BOOK["questions"]}
 METRIC = METRICS.get("madqa")
-ANLS = METRIC.resolve_options({}, "madqa")
-SEMANTIC = METRIC.resolve_options({"accuracy": "semantic", "model": "judge"}, "madqa")
+ANLS = resolve_options("madqa", {})
+SEMANTIC_ENTRY = {"accuracy": "semantic", "model": "judge"}
+SEMANTIC = resolve_options("madqa", SEMANTIC_ENTRY)
 # sha256 of _GEVAL_PROMPT_TEMPLATE's value in OxRML/MADQA eval/metrics.py at 978fa76
 GEVAL_SHA256 = "1e1ecd382a0ef4999e1a183e78a4870ef79301cfedc6873bfd08adefce4efab4"
 TOL = 1e-9
@@ -311,12 +312,12 @@ def test_anls_star_agrees_on_list_and_odd_predictions() -> None:
 
 
 def test_options_are_checked() -> None:
-    with pytest.raises(ValueError, match="model"):
-        METRIC.resolve_options({"accuracy": "semantic"}, "madqa")
+    with pytest.raises(ValueError, match="metrics.madqa.model: .*semantic needs a judge"):
+        resolve_options("madqa", {"accuracy": "semantic"})
     with pytest.raises(ValueError, match="only used with accuracy: semantic"):
-        METRIC.resolve_options({"model": "judge"}, "madqa")
-    with pytest.raises(ValueError, match="accuracy"):
-        METRIC.resolve_options({"accuracy": "exact"}, "madqa")
+        resolve_options("madqa", {"model": "judge"})
+    with pytest.raises(ValueError, match="metrics.madqa.accuracy: input should be 'anls' or"):
+        resolve_options("madqa", {"accuracy": "exact"})
 
 
 def test_score_run_reports_the_originals_semantic_accuracy_and_hop_types(tmp_path: Path) -> None:
@@ -330,7 +331,7 @@ def test_score_run_reports_the_originals_semantic_accuracy_and_hop_types(tmp_pat
     write_jsonl(tmp_path / "p.jsonl", answered)
     backend = ScriptedBackend(judge_reply)
     scores = score_run(
-        tmp_path / "q.jsonl", tmp_path / "p.jsonl", "madqa", SEMANTIC, META, backend=backend
+        tmp_path / "q.jsonl", tmp_path / "p.jsonl", "madqa", SEMANTIC_ENTRY, META, backend=backend
     )
     expected, hops = entry["semantic"]["overall"], entry["semantic"]["by_hop_type"]
     assert scores["summary"]["overall"] == round(100 * expected["mean_semantic"], 2)

@@ -15,10 +15,9 @@ from docqa.backends.request import ChatRequest
 from docqa.core.jsonl import write_jsonl
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import Question
-from docqa.metrics import METRICS
 from docqa.stages.score import score_run
 
-SEMANTIC = METRICS.get("madqa").resolve_options({"accuracy": "semantic", "model": "judge"}, "madqa")
+SEMANTIC = {"accuracy": "semantic", "model": "judge"}
 
 
 def reply(request: ChatRequest) -> str:
@@ -60,6 +59,5 @@ def test_anls_accuracy_has_no_judge_counts(tmp_path: Path) -> None:
     question = Question("q", "d1", "fine?", "Paris", "Str", evidence_pages=[0])
     write_jsonl(tmp_path / "q.jsonl", [question.to_dict()])
     write_jsonl(tmp_path / "p.jsonl", [Prediction("q", "Paris", [0]).to_dict()])
-    options = METRICS.get("madqa").resolve_options({}, "madqa")
-    scores = score_run(tmp_path / "q.jsonl", tmp_path / "p.jsonl", "madqa", options, META)
+    scores = score_run(tmp_path / "q.jsonl", tmp_path / "p.jsonl", "madqa", {}, META)
     assert "judge_unparseable" not in scores["aggregate"]

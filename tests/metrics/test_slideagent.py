@@ -1,6 +1,6 @@
 import pytest
 
-from docqa.metrics import METRICS
+from docqa.metrics import resolve_options
 from docqa.metrics.slideagent import aggregate, score
 
 
@@ -85,12 +85,11 @@ def test_aggregate_by_hand() -> None:
 
 
 def test_registered_with_checked_options() -> None:
-    METRICS.load_all()
-    metric = METRICS.get("slideagent")
-    assert metric.resolve_options({}, "slideagent") == {"overall": "per_question", "rel_tol": 0.0}
-    with pytest.raises(ValueError, match="composite"):
-        metric.resolve_options({"composite": "x"}, "slideagent")
-    with pytest.raises(ValueError, match="overall"):
-        metric.resolve_options({"overall": "median"}, "slideagent")
-    with pytest.raises(ValueError, match="rel_tol"):
-        metric.resolve_options({"rel_tol": -1}, "slideagent")
+    resolved = resolve_options("slideagent", {})
+    assert resolved.model_dump() == {"overall": "per_question", "rel_tol": 0.0}
+    with pytest.raises(ValueError, match="takes no option 'composite'"):
+        resolve_options("slideagent", {"composite": "x"})
+    with pytest.raises(ValueError, match="metrics.slideagent.overall"):
+        resolve_options("slideagent", {"overall": "median"})
+    with pytest.raises(ValueError, match="metrics.slideagent.rel_tol: input should be greater"):
+        resolve_options("slideagent", {"rel_tol": -1})

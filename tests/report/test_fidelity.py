@@ -18,7 +18,7 @@ from helpers.workflow import ROOT
 
 from docqa.backends import BACKENDS
 from docqa.methods import create_method
-from docqa.metrics import METRICS
+from docqa.metrics import resolve_options
 from docqa.retrievers import create_retriever
 from docqa.workflow.config_check import experiment_grid
 
@@ -96,8 +96,7 @@ def built(config_name: str, kind: str, path: str) -> Any:
         key = rest[0]
         value = settings if key in type(settings).model_fields else entry
     elif kind == "metric":
-        metric = METRICS.get(name)
-        value = metric.resolve_options(config["metrics"].get(name, {}), name)
+        value = resolve_options(name, config["metrics"].get(name, {}))
     elif kind == "dataset":
         value = config["datasets"][name]
     else:

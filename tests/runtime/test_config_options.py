@@ -1,6 +1,6 @@
 """Config mistakes are caught when Snakemake parses the workflow (``snakemake -n``), before any
-job runs, with messages that name the entry and the key; and the declared options
-(docqa.runtime.options) match what the registered implementations take."""
+job runs, with messages that name the entry and the key; each implementation's
+options are read from its spec (docqa.runtime.spec)."""
 
 from __future__ import annotations
 
@@ -10,34 +10,6 @@ from pathlib import Path
 import pytest
 from helpers.workflow import default_config, snakemake, workflow_copy
 
-from docqa.datasets import DATASETS
-from docqa.datasets.convert import FIXED
-from docqa.metrics import METRICS
-from docqa.runtime.options import CONVERTED, DATASET_OPTIONS, METRIC_OPTIONS
-
-
-def test_declared_metric_options_are_the_metric_defaults() -> None:
-    assert sorted(METRIC_OPTIONS) == METRICS.names()
-    for name in METRICS.names():
-        assert sorted(METRIC_OPTIONS[name]) == sorted(METRICS.get(name).defaults), name
-
-
-def test_declared_adapter_options_are_what_the_adapters_read() -> None:
-    from docqa.datasets.synthslides.options import SynthOptions
-
-    assert sorted(DATASET_OPTIONS) == DATASETS.names()
-    assert sorted(DATASET_OPTIONS["synthslides"]) == sorted(SynthOptions.__dataclass_fields__)
-    from docqa.datasets.local import OPTIONS as LOCAL_OPTIONS
-
-    assert sorted(DATASET_OPTIONS["local"]) == sorted(LOCAL_OPTIONS)
-    for name in DATASETS.names():
-        if name in ("synthslides", "local"):
-            continue
-        functions = inspect.getclosurevars(DATASETS.get(name)).nonlocals
-        own = set()
-        for function in (functions["read"], functions["write_documents"]):
-            own |= set(list(inspect.signature(function).parameters)[1:])
-        assert sorted(DATASET_OPTIONS[name]) == sorted(own - FIXED | set(CONVERTED)), name
 
 
 def edited(section: str, name: str, entry: dict) -> dict:

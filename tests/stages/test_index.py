@@ -107,14 +107,13 @@ def test_the_dag_builds_each_index_once_and_a_hybrid_after_what_it_fuses(tmp_pat
 @pytest.mark.slow
 def test_bm25_and_dense_recall_on_the_default_decks(tmp_path: Path) -> None:
     """The default synthslides (6 decks, seed 0), rendered and read as the pipeline does."""
-    from docqa.datasets import DATASETS
+    from docqa.datasets import prepare
     from docqa.stages.render import render_dataset
     from docqa.stages.text import text_dataset
 
     config = default_config()
     data, pages = tmp_path / "data", tmp_path / "pages"
-    DATASETS.load_all()
-    DATASETS.get("synthslides")(data, config["datasets"]["synthslides"]["options"])
+    prepare("synthslides", data, config["datasets"]["synthslides"]["options"])
     render_dataset(data / "documents.jsonl", pages, dpi=config["render"]["dpi"])
     elements = tmp_path / "text" / "elements.jsonl"
     text_dataset(

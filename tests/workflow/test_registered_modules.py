@@ -8,18 +8,18 @@ import sys
 
 import pytest
 
-from docqa.workflow.config_check import _registry
+from docqa.workflow.config_check import registry_of
 from docqa.workflow.options_cli import KINDS
 
 REGISTERED = [
-    (section, name) for section, _ in KINDS.values() for name in _registry(section).names()
+    (section, name) for section, _ in KINDS.values() for name in registry_of(section).names()
 ]
 HEAVY = ("torch", "transformers")
 
 PROBE = """
 import sys
-from docqa.workflow.config_check import _registry
-registry = _registry(sys.argv[1])
+from docqa.workflow.config_check import registry_of
+registry = registry_of(sys.argv[1])
 registry.get(sys.argv[2])
 heavy = [name for name in {heavy!r} if name in sys.modules]
 print("heavy:", ",".join(heavy))
@@ -37,7 +37,7 @@ def test_registered_module_is_light_and_declares_its_options(section: str, name:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = dict(line.split(": ", 1) for line in done.stdout.splitlines() if ": " in line)
-    module = _registry(section).modules.get(name, "?")
+    module = registry_of(section).modules.get(name, "?")
     assert lines["heavy"] == "", (
         f"importing {module} ({section}: {name}) imports {lines['heavy']}: "
         "move that import into the function or the implementation module that uses it"

@@ -1,18 +1,22 @@
 """From a downloaded benchmark to docqa's data model: the part every adapter shares.
 
-An adapter module provides two functions and registers them with :func:`adapter`:
+An adapter module declares its options as :class:`ConvertedOptions` (the options every
+downloaded dataset takes: ``root``, ``subdir``, ``max_questions``, ``max_pages``,
+``missing_documents``) or a subclass with its own (``split``, …), provides two functions and
+registers them with :func:`adapter` under its spec
+(``DATASETS.register("slidevqa", options=SlideVQAOptions)(adapter(read, write_documents))``):
 
-- ``read(root, **options) -> Loaded``: the questions (0-based evidence pages, docqa's answer
+- ``read(root, options) -> Loaded``: the questions (0-based evidence pages, docqa's answer
   formats, the original row kept) and the rows it had to skip, from a folder in the download's
-  layout; ``load_questions(root)`` is ``read(root).questions``;
-- ``write_documents(root, doc_ids, docs_dir, max_pages, **options) -> Written``: the documents
-  of those ids under ``docs_dir`` (see :mod:`docqa.datasets.documents`).
+  layout; ``load_questions(root, options=None)`` is ``read(root, options).questions`` (None:
+  the defaults);
+- ``write_documents(root, doc_ids, docs_dir, options) -> Written``: the documents of those ids
+  under ``docs_dir``, at most ``options.max_pages`` pages each (see
+  :mod:`docqa.datasets.documents`).
 
-:func:`convert` applies the options every dataset takes (``root``, ``subdir``,
-``max_questions``, ``max_pages``, ``missing_documents``), passes the others (``split``, …) to
-the adapter, and writes ``questions.jsonl``, ``documents.jsonl``, ``docs/`` and
-``failures.jsonl`` (stage ``data``: skipped rows and documents) under the dataset's output
-folder.
+:func:`convert` applies the common options and writes ``questions.jsonl``,
+``documents.jsonl``, ``docs/`` and ``failures.jsonl`` (stage ``data``: skipped rows and
+documents) under the dataset's output folder.
 
 The documents written are those of every question (``Question.documents``, each once). A
 question none of whose documents could be written is dropped (logged; the documents are in
@@ -27,25 +31,52 @@ whose evidence names a page beyond the cap in any of its documents.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Literal, TypeVar
 
 from docqa.core.document import Document
 from docqa.core.failures import Failure, write_failures
 from docqa.core.jsonl import write_jsonl
 from docqa.core.question import Question
-from docqa.datasets import PrepareDataset
 from docqa.datasets.fields import BadRow
+from docqa.runtime.spec import Field, Options
 
 log = logging.getLogger(__name__)
 
 STAGE = "data"
-#: what the infer stage does with a question over several documents some of which are missing
-MISSING_DOCUMENTS = ("fail", "answer")
+
+
+class ConvertedOptions(Options):
+    """The options every adapter of a downloaded benchmark takes."""
+
+    root: str | None = Field(
+        default=None,
+        description="the folder of the download (set by the data rule for a dataset with a "
+        "source); set it to convert files you have already",
+    )
+    subdir: str = Field(
+        default="", description="the dataset's folder inside root (a shared download)"
+    )
+    max_questions: int | None = Field(
+        default=None, ge=1, description="keep the first N questions (null: all)"
+    )
+    max_pages: int | None = Field(
+        default=None,
+        ge=1,
+        description="keep each document's first N pages and drop questions with evidence "
+        "beyond them (null: all)",
+    )
+    missing_documents: Literal["fail", "answer"] = Field(
+        default="fail",
+        description="a question over several documents some of which are missing: recorded "
+        "as failed, or answered over the others",
+    )
+
+
+SpecT = TypeVar("SpecT", bound=ConvertedOptions)
 
 
 @dataclass
@@ -75,44 +106,40 @@ class Written:
         self.skipped.append(failure)
 
 
-Read = Callable[..., Loaded]
-WriteDocuments = Callable[..., Written]
+Read = Callable[[Path, SpecT], Loaded]
+WriteDocuments = Callable[[Path, list[str], Path, SpecT], Written]
 
 
-def adapter(read: Read, write_documents: WriteDocuments) -> PrepareDataset:
+def adapter(
+    read: Read[SpecT], write_documents: WriteDocuments[SpecT]
+) -> Callable[[Path, SpecT], None]:
     """The ``prepare(out_dir, options)`` function the data stage calls for this adapter."""
 
-    def prepare(out_dir: Path, options: dict[str, Any]) -> None:
+    def prepare(out_dir: Path, options: SpecT) -> None:
         convert(read, write_documents, Path(out_dir), options)
 
     return prepare
 
 
 def convert(
-    read: Read, write_documents: WriteDocuments, out_dir: Path, options: dict[str, Any]
+    read: Read[SpecT], write_documents: WriteDocuments[SpecT], out_dir: Path, options: SpecT
 ) -> None:
-    """Convert the download at ``options['root']`` into the dataset folder ``out_dir``."""
-    options = dict(options)
-    if options.get("root") is None:
+    """Convert the download at ``options.root`` into the dataset folder ``out_dir``."""
+    if options.root is None:
         raise ValueError(
             "dataset option 'root' is missing: the data rule sets it to the download folder; "
             "to convert files you have already, set datasets.<name>.options.root"
         )
-    root = Path(options.pop("root")) / str(options.pop("subdir", ""))
-    max_questions = _positive(options.pop("max_questions", None), "max_questions")
-    max_pages = _positive(options.pop("max_pages", None), "max_pages")
-    missing = _missing_documents(options.pop("missing_documents", "fail"))
-    _check_options(read, write_documents, options)
-    read_options = _accepted(read, options)
+    root = Path(options.root) / options.subdir
+    max_questions, max_pages = options.max_questions, options.max_pages
+    missing = options.missing_documents
     if not root.is_dir():
         raise FileNotFoundError(f"dataset folder {root} does not exist: run the download first")
 
-    loaded = read(root, **read_options)
+    loaded = read(root, options)
     questions = loaded.questions[:max_questions] if max_questions else loaded.questions
     doc_ids = list(dict.fromkeys(doc for question in questions for doc in question.documents))
-    written = write_documents(
-        root, doc_ids, out_dir / "docs", max_pages, **_accepted(write_documents, options)
-    )
+    written = write_documents(root, doc_ids, out_dir / "docs", options)
 
     present = {document.doc_id for document in written.documents}
     kept = [q for q in questions if any(doc in present for doc in q.documents)]
@@ -154,52 +181,9 @@ def convert(
     )
 
 
-FIXED = {"root", "doc_ids", "docs_dir", "max_pages"}  # arguments convert() itself passes
-
-
-def _missing_documents(value: Any) -> str:
-    if value not in MISSING_DOCUMENTS:
-        raise ValueError(
-            f"dataset option 'missing_documents' must be one of {list(MISSING_DOCUMENTS)}, not "
-            f"{value!r}: 'fail' records a question over several documents some of which are "
-            "missing as failed, 'answer' answers it over the others"
-        )
-    return str(value)
-
-
 def _with_missing_documents(question: Question, missing: str) -> Question:
     """The question with tag ``missing_documents`` when it is over several documents (a
     question about one document has no document to answer over once its one is missing)."""
     if not question.over_several:
         return question
     return replace(question, tags={**question.tags, "missing_documents": missing})
-
-
-def _check_options(read: Read, write_documents: WriteDocuments, options: dict[str, Any]) -> None:
-    """Options beyond the common ones are the adapter's own: its functions' keyword arguments."""
-    own = sorted((_parameters(read) | _parameters(write_documents)) - FIXED)
-    unknown = sorted(set(options) - set(own))
-    if unknown:
-        common = ["root", "subdir", "max_questions", "max_pages", "missing_documents"]
-        allowed = ", ".join([*common, *own])
-        raise ValueError(
-            f"unknown dataset option(s) {unknown} for adapter {read.__module__}; "
-            f"options it takes: {allowed}"
-        )
-
-
-def _accepted(function: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:
-    names = _parameters(function) - FIXED
-    return {name: value for name, value in options.items() if name in names}
-
-
-def _parameters(function: Callable[..., Any]) -> set[str]:
-    return set(inspect.signature(function).parameters)
-
-
-def _positive(value: Any, name: str) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"dataset option {name!r} must be a positive integer, not {value!r}")
-    return value

@@ -18,12 +18,12 @@ from typing import Any
 
 from docqa.core.question import Question
 from docqa.datasets import DATASETS
-from docqa.datasets.convert import Loaded, Written, adapter
+from docqa.datasets.convert import ConvertedOptions, Loaded, Written, adapter
 from docqa.datasets.documents import link_pdf
 from docqa.datasets.fields import BadRow, answer_text, plain, required, text
 
 
-def read(root: Path) -> Loaded:
+def read(root: Path, options: ConvertedOptions) -> Loaded:
     loaded = Loaded()
     folders = _folders(root)
     for folder in folders:
@@ -42,8 +42,8 @@ def read(root: Path) -> Loaded:
     return loaded
 
 
-def load_questions(root: Path) -> list[Question]:
-    return read(root).questions
+def load_questions(root: Path, options: ConvertedOptions | None = None) -> list[Question]:
+    return read(root, options or ConvertedOptions()).questions
 
 
 def to_question(row: dict[str, Any], folder: str, number: int) -> Question:
@@ -63,7 +63,7 @@ def to_question(row: dict[str, Any], folder: str, number: int) -> Question:
 
 
 def write_documents(
-    root: Path, doc_ids: list[str], docs_dir: Path, max_pages: int | None
+    root: Path, doc_ids: list[str], docs_dir: Path, options: ConvertedOptions
 ) -> Written:
     written = Written()
     for name in doc_ids:
@@ -72,7 +72,7 @@ def write_documents(
         try:
             if len(pdfs) > 1:
                 raise BadRow(f"folder {name} holds {len(pdfs)} PDFs, not one", "check the download")
-            written.documents.append(link_pdf(name, source, docs_dir, max_pages))
+            written.documents.append(link_pdf(name, source, docs_dir, options.max_pages))
         except BadRow as problem:
             written.skip(name, source, problem)
     return written
@@ -96,4 +96,4 @@ def _object(line: str) -> dict[str, Any]:
     return row
 
 
-DATASETS.register("docbench")(adapter(read, write_documents))
+DATASETS.register("docbench", options=ConvertedOptions)(adapter(read, write_documents))

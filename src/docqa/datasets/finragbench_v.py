@@ -22,19 +22,29 @@ import json
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from docqa.core.question import Question
 from docqa.datasets import DATASETS
-from docqa.datasets.convert import Loaded, Written, adapter
+from docqa.datasets.convert import ConvertedOptions, Loaded, Written, adapter
 from docqa.datasets.documents import write_pages
 from docqa.datasets.fields import BadRow, answer_text, plain, required, safe_id, text
+from docqa.runtime.spec import Field
 
 _PAGE = re.compile(r"(?P<doc>.+)_(?P<page>\d+)\.png")
 _QUERY = re.compile(r"(?P<corpus>.+\.png)-\d+")
 
 
-def read(root: Path, language: str = "en") -> Loaded:
+class FinRAGBenchVOptions(ConvertedOptions):
+    """The options of adapter ``finragbench_v``."""
+
+    language: Literal["en", "ch"] = Field(
+        default="en", description="the English or the Chinese set"
+    )
+
+
+def read(root: Path, options: FinRAGBenchVOptions) -> Loaded:
+    language = options.language
     queries = root / "data" / "dataset" / f"queries_{language}.json"
     if not queries.is_file():
         raise FileNotFoundError(f"{queries} is missing: see the catalogue entry for the layout")
@@ -48,8 +58,8 @@ def read(root: Path, language: str = "en") -> Loaded:
     return loaded
 
 
-def load_questions(root: Path, language: str = "en") -> list[Question]:
-    return read(root, language).questions
+def load_questions(root: Path, options: FinRAGBenchVOptions | None = None) -> list[Question]:
+    return read(root, options or FinRAGBenchVOptions()).questions
 
 
 def to_question(row: dict[str, Any], qrels: dict[str, list[str]]) -> Question:
@@ -83,10 +93,10 @@ def page_of(corpus_id: str) -> tuple[str, int]:
 
 
 def write_documents(
-    root: Path, doc_ids: list[str], docs_dir: Path, max_pages: int | None, language: str = "en"
+    root: Path, doc_ids: list[str], docs_dir: Path, options: FinRAGBenchVOptions
 ) -> Written:
     written = Written()
-    corpus = root / "data" / "corpus" / language
+    corpus = root / "data" / "corpus" / options.language
     pages: dict[str, dict[int, Path]] = defaultdict(dict)
     for image in corpus.glob("*.png") if corpus.is_dir() else []:
         try:
@@ -104,7 +114,7 @@ def write_documents(
                 numbers = [gap + 1 for gap in gaps]
                 raise BadRow(f"pages {numbers} of {name} are missing", "check the corpus")
             ordered = [found[index] for index in sorted(found)]
-            written.documents.append(write_pages(name, ordered, docs_dir, max_pages))
+            written.documents.append(write_pages(name, ordered, docs_dir, options.max_pages))
         except BadRow as problem:
             written.skip(name, corpus, problem)
     return written
@@ -120,4 +130,4 @@ def _qrels(path: Path) -> dict[str, list[str]]:
     return judged
 
 
-DATASETS.register("finragbench_v")(adapter(read, write_documents))
+DATASETS.register("finragbench_v", options=FinRAGBenchVOptions)(adapter(read, write_documents))

@@ -24,7 +24,8 @@ the row does not — are recorded in
 that starts like a PDF but cannot be opened is kept, as for every dataset: the render stage
 records it and its questions get an error prediction.
 
-Options: ``root``, ``questions``, ``page_base`` (1 or 0), ``max_questions``, ``max_pages``.
+Options: :class:`LocalOptions` (``root``, ``questions``, ``page_base``, ``max_questions``,
+``max_pages``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pypdfium2 as pdfium
 
@@ -45,7 +46,7 @@ from docqa.core.failures import Failure, write_failures
 from docqa.core.jsonl import write_jsonl
 from docqa.core.question import PageRef, Question, documents_fields
 from docqa.datasets import DATASETS
-from docqa.datasets.convert import STAGE, _positive
+from docqa.datasets.convert import STAGE
 from docqa.datasets.documents import link_pdf, write_pages
 from docqa.datasets.fields import (
     BadRow,
@@ -56,6 +57,7 @@ from docqa.datasets.fields import (
     plain,
     safe_id,
 )
+from docqa.runtime.spec import Field, Options
 
 log = logging.getLogger(__name__)
 
@@ -176,35 +178,40 @@ class _Documents:
         return doc_id, source
 
 
-#: the options a local dataset takes (runtime.options declares the same for the config check)
-OPTIONS = ("root", "questions", "page_base", "max_questions", "max_pages")
+class LocalOptions(Options):
+    """The options of adapter ``local``."""
+
+    root: str = Field(
+        min_length=1, description="the folder that holds your documents and question file"
+    )
+    questions: str | None = Field(
+        default=None,
+        description="the question file in root (null: questions.jsonl or questions.csv)",
+    )
+    page_base: Literal[1, 0] = Field(
+        default=1, description="whether evidence_pages count from 1 or from 0"
+    )
+    max_questions: int | None = Field(
+        default=None, ge=1, description="keep the first N questions (null: all)"
+    )
+    max_pages: int | None = Field(
+        default=None,
+        ge=1,
+        description="keep each document's first N pages and drop questions with evidence "
+        "beyond them (null: all)",
+    )
 
 
-def prepare(out_dir: Path, options: dict[str, Any]) -> None:
+@DATASETS.register("local", options=LocalOptions)
+def prepare(out_dir: Path, options: LocalOptions) -> None:
     """The data stage for a local folder: ``questions.jsonl``, ``documents.jsonl``, ``docs/``
     and ``failures.jsonl`` under ``out_dir``."""
-    options = dict(options)
-    known = set(OPTIONS)
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise ValueError(
-            f"unknown dataset option(s) {unknown} for adapter local; options it takes: "
-            f"{', '.join(sorted(known))}"
-        )
-    if not options.get("root"):
-        raise ValueError(
-            "dataset option 'root' is missing: set datasets.<name>.options.root to the folder "
-            "that holds your documents and question file"
-        )
-    root = Path(options["root"])
+    root = Path(options.root)
     if not root.is_dir():
         raise FileNotFoundError(f"dataset folder {root} (option root) does not exist")
-    page_base = options.get("page_base", 1)
-    if page_base not in (0, 1):
-        raise ValueError(f"dataset option 'page_base' must be 0 or 1, not {page_base!r}")
-    max_questions = _positive(options.get("max_questions"), "max_questions")
-    max_pages = _positive(options.get("max_pages"), "max_pages")
-    question_file = _question_file(root, options.get("questions"))
+    page_base = options.page_base
+    max_questions, max_pages = options.max_questions, options.max_pages
+    question_file = _question_file(root, options.questions)
 
     out_dir = Path(out_dir)
     docs_dir = out_dir / "docs"
@@ -493,6 +500,3 @@ def _listing(root: Path, shown: int = 8) -> str:
 
 def _natural(path: Path) -> list[Any]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
-
-
-DATASETS.register("local")(prepare)

@@ -29,7 +29,7 @@ from typing import Any
 from docqa.core.question import Question
 from docqa.datasets import DATASETS
 from docqa.datasets.archives import unpack_once
-from docqa.datasets.convert import Loaded, Written, adapter
+from docqa.datasets.convert import ConvertedOptions, Loaded, Written, adapter
 from docqa.datasets.documents import link_pdf
 from docqa.datasets.fields import (
     BadRow,
@@ -53,7 +53,7 @@ QUESTION_FILES = (
 PDF_ARCHIVE = "pdf_files.tar.gz"
 
 
-def read(root: Path) -> Loaded:
+def read(root: Path, options: ConvertedOptions) -> Loaded:
     loaded = Loaded()
     for where, row in _rows(root):
         try:
@@ -66,8 +66,8 @@ def read(root: Path) -> Loaded:
     return loaded
 
 
-def load_questions(root: Path) -> list[Question]:
-    return read(root).questions
+def load_questions(root: Path, options: ConvertedOptions | None = None) -> list[Question]:
+    return read(root, options or ConvertedOptions()).questions
 
 
 def to_question(row: dict[str, Any]) -> Question:
@@ -111,14 +111,14 @@ def _window(row: dict[str, Any], window: list[int], last: int | None) -> list[in
 
 
 def write_documents(
-    root: Path, doc_ids: list[str], docs_dir: Path, max_pages: int | None
+    root: Path, doc_ids: list[str], docs_dir: Path, options: ConvertedOptions
 ) -> Written:
     written = Written()
     pdfs = _pdf_index(root)
     for name in doc_ids:
         source = pdfs.get(name, root / "documents" / f"{name}.pdf")
         try:
-            written.documents.append(link_pdf(name, source, docs_dir, max_pages))
+            written.documents.append(link_pdf(name, source, docs_dir, options.max_pages))
         except BadRow as problem:
             written.skip(name, source, problem)
     return written
@@ -163,4 +163,4 @@ def _json_line(line: str, name: str, number: int) -> dict[str, Any] | BadRow:
     return row if isinstance(row, dict) else BadRow("the line is not a JSON object")
 
 
-DATASETS.register("longdocurl")(adapter(read, write_documents))
+DATASETS.register("longdocurl", options=ConvertedOptions)(adapter(read, write_documents))

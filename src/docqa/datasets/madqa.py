@@ -35,11 +35,11 @@ dataset, :mod:`docqa.datasets.convert`) says whether it is answered over the oth
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from docqa.core.question import PageRef, Question, documents_fields
 from docqa.datasets import DATASETS
-from docqa.datasets.convert import Loaded, Written, adapter
+from docqa.datasets.convert import ConvertedOptions, Loaded, Written, adapter
 from docqa.datasets.documents import link_pdf
 from docqa.datasets.fields import (
     BadRow,
@@ -52,43 +52,43 @@ from docqa.datasets.fields import (
     text,
 )
 from docqa.datasets.parquet import parquet_files, read_rows
+from docqa.runtime.spec import Field
 
 COLUMNS = ["id", "question", "answer_variants", "evidence", "document_category", "domain"]
 DOCUMENTS = "documents"
-#: the values of option ``documents``: which documents each question is asked over
-DOCUMENT_SETTINGS = ("evidence",)
 
 
-def read(root: Path, split: str = "dev", documents: str = "evidence") -> Loaded:
-    check_setting(documents)
-    files = parquet_files(root, f"**/{split}-*.parquet")
+class MADQAOptions(ConvertedOptions):
+    """The options of adapter ``madqa``."""
+
+    split: str = Field(default="dev", description="the split to convert (parquet files <split>-*)")
+    documents: Literal["evidence"] = Field(
+        default="evidence",
+        description="which documents each question is asked over: its gold evidence "
+        "documents (DocPilot's 'relevant documents provided'); MADQA's whole-collection "
+        "protocol (all 800 PDFs) is not offered",
+    )
+
+
+def read(root: Path, options: MADQAOptions) -> Loaded:
+    files = parquet_files(root, f"**/{options.split}-*.parquet")
     if not files:
-        raise FileNotFoundError(f"{root} has no {split}-*.parquet: is it a MADQA download?")
+        raise FileNotFoundError(f"{root} has no {options.split}-*.parquet: is it a MADQA download?")
     loaded = Loaded()
     for number, (path, row) in enumerate(read_rows(files, COLUMNS)):
         try:
-            loaded.questions.append(to_question(row, documents))
+            loaded.questions.append(to_question(row, options.documents))
         except BadRow as problem:
             loaded.skip(f"{path.name}#row {number}", problem)
     check_distinct_ids(loaded.questions)
     return loaded
 
 
-def load_questions(root: Path, split: str = "dev", documents: str = "evidence") -> list[Question]:
-    return read(root, split, documents).questions
+def load_questions(root: Path, options: MADQAOptions | None = None) -> list[Question]:
+    return read(root, options or MADQAOptions()).questions
 
 
-def check_setting(documents: str) -> None:
-    if documents not in DOCUMENT_SETTINGS:
-        raise ValueError(
-            f"dataset option 'documents' of madqa is {documents!r}; the one setting is "
-            "'evidence' (each question over its gold evidence documents, DocPilot's "
-            "'relevant documents provided'); MADQA's whole-collection protocol (every question "
-            "over all 800 PDFs) is not offered"
-        )
-
-
-def to_question(row: dict[str, Any], documents: str = "evidence") -> Question:
+def to_question(row: dict[str, Any], documents: str) -> Question:
     variants = [
         [str(part).strip() for part in as_list(variant, "answer_variants")]
         for variant in as_list(required(row, "answer_variants"), "answer_variants")
@@ -159,16 +159,16 @@ def doc_id(file_name: str) -> str:
 
 
 def write_documents(
-    root: Path, doc_ids: list[str], docs_dir: Path, max_pages: int | None
+    root: Path, doc_ids: list[str], docs_dir: Path, options: MADQAOptions
 ) -> Written:
     written = Written()
     for name in doc_ids:
         source = root / DOCUMENTS / f"{name}.pdf"
         try:
-            written.documents.append(link_pdf(name, source, docs_dir, max_pages))
+            written.documents.append(link_pdf(name, source, docs_dir, options.max_pages))
         except BadRow as problem:
             written.skip(name, source, problem)
     return written
 
 
-DATASETS.register("madqa")(adapter(read, write_documents))
+DATASETS.register("madqa", options=MADQAOptions)(adapter(read, write_documents))

@@ -21,14 +21,23 @@ from typing import Any
 
 from docqa.core.question import Question
 from docqa.datasets import DATASETS
-from docqa.datasets.convert import Loaded, Written, adapter
+from docqa.datasets.convert import ConvertedOptions, Loaded, Written, adapter
 from docqa.datasets.documents import link_pdf
 from docqa.datasets.fields import BadRow, plain, safe_id, text
+from docqa.runtime.spec import Field
 
 VARIANTS = ("answer_2", "answer_3")
 
 
-def read(root: Path) -> Loaded:
+class MDocAgentOptions(ConvertedOptions):
+    """The options of adapter ``mdocagent``."""
+
+    documents_dir: str = Field(
+        default="documents", description="the folder of the PDFs, relative to the subset's folder"
+    )
+
+
+def read(root: Path, options: MDocAgentOptions) -> Loaded:
     path = root / "samples.json"
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: is {root} a subset folder of the bundle?")
@@ -49,8 +58,8 @@ def read(root: Path) -> Loaded:
     return loaded
 
 
-def load_questions(root: Path) -> list[Question]:
-    return read(root).questions
+def load_questions(root: Path, options: MDocAgentOptions | None = None) -> list[Question]:
+    return read(root, options or MDocAgentOptions()).questions
 
 
 def to_question(row: dict[str, Any]) -> Question:
@@ -76,11 +85,10 @@ def write_documents(
     root: Path,
     doc_ids: list[str],
     docs_dir: Path,
-    max_pages: int | None,
-    documents_dir: str = "documents",
+    options: MDocAgentOptions,
 ) -> Written:
     written = Written()
-    folder = root / documents_dir
+    folder = root / options.documents_dir
     if folder.is_file():
         problem = BadRow(
             f"{folder} is a file, not a folder: a broken link in the upstream bundle",
@@ -92,7 +100,9 @@ def write_documents(
         return written
     for name in doc_ids:
         try:
-            written.documents.append(link_pdf(name, folder / f"{name}.pdf", docs_dir, max_pages))
+            written.documents.append(
+                link_pdf(name, folder / f"{name}.pdf", docs_dir, options.max_pages)
+            )
         except BadRow as problem:
             written.skip(name, folder / f"{name}.pdf", problem)
     return written
@@ -102,4 +112,4 @@ def _renamed(question: Question, question_id: str) -> Question:
     return Question(**{**question.to_dict(), "question_id": question_id})
 
 
-DATASETS.register("mdocagent")(adapter(read, write_documents))
+DATASETS.register("mdocagent", options=MDocAgentOptions)(adapter(read, write_documents))

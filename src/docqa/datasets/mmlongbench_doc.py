@@ -29,7 +29,7 @@ from typing import Any
 
 from docqa.core.question import Question
 from docqa.datasets import DATASETS
-from docqa.datasets.convert import Loaded, Written, adapter
+from docqa.datasets.convert import ConvertedOptions, Loaded, Written, adapter
 from docqa.datasets.documents import link_pdf
 from docqa.datasets.fields import (
     BadRow,
@@ -58,7 +58,7 @@ SAMPLES = ("samples.json", "data/samples.json")
 DOCUMENTS = ("documents", "data/documents")
 
 
-def read(root: Path) -> Loaded:
+def read(root: Path, options: ConvertedOptions) -> Loaded:
     loaded = Loaded()
     for index, (where, row) in enumerate(_rows(root)):
         try:
@@ -68,8 +68,8 @@ def read(root: Path) -> Loaded:
     return loaded
 
 
-def load_questions(root: Path) -> list[Question]:
-    return read(root).questions
+def load_questions(root: Path, options: ConvertedOptions | None = None) -> list[Question]:
+    return read(root, options or ConvertedOptions()).questions
 
 
 def to_question(row: dict[str, Any], question_id: str) -> Question:
@@ -104,14 +104,16 @@ def doc_id(file_name: str) -> str:
 
 
 def write_documents(
-    root: Path, doc_ids: list[str], docs_dir: Path, max_pages: int | None
+    root: Path, doc_ids: list[str], docs_dir: Path, options: ConvertedOptions
 ) -> Written:
     written = Written()
     folders = [root / name for name in DOCUMENTS if (root / name).is_dir()]
     folder = folders[0] if folders else root / DOCUMENTS[0]
     for name in doc_ids:
         try:
-            written.documents.append(link_pdf(name, folder / f"{name}.pdf", docs_dir, max_pages))
+            written.documents.append(
+                link_pdf(name, folder / f"{name}.pdf", docs_dir, options.max_pages)
+            )
         except BadRow as problem:
             written.skip(name, folder / f"{name}.pdf", problem)
     return written
@@ -133,4 +135,4 @@ def _rows(root: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         yield path.name, row
 
 
-DATASETS.register("mmlongbench_doc")(adapter(read, write_documents))
+DATASETS.register("mmlongbench_doc", options=ConvertedOptions)(adapter(read, write_documents))

@@ -22,27 +22,37 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from docqa.core.question import Question
 from docqa.datasets import DATASETS
-from docqa.datasets.convert import Loaded, Written, adapter
+from docqa.datasets.convert import ConvertedOptions, Loaded, Written, adapter
 from docqa.datasets.documents import write_pages
 from docqa.datasets.fields import BadRow, answer_text, infer_format, plain, required, safe_id, text
 from docqa.datasets.parquet import image_bytes, parquet_files, read_rows
+from docqa.runtime.spec import Field
 
-REPHRASINGS = ("rephrase_level_1", "rephrase_level_2", "rephrase_level_3")
-QUERY_FIELDS = ("query", *REPHRASINGS)
+QueryField = Literal["query", "rephrase_level_1", "rephrase_level_2", "rephrase_level_3"]
+QUERY_FIELDS: tuple[str, ...] = get_args(QueryField)
+REPHRASINGS = QUERY_FIELDS[1:]
 COLUMNS = ["id", "image_filename", *QUERY_FIELDS, "answer"]
 DOC_TYPE = "slides"
 _PAGE_NAME = re.compile(r"(?P<deck>.+?)(?:[ _-]+page)?[ _-]+(?P<number>\d+)")
 
 
-def read(root: Path, split: str = "test", query: str = "query") -> Loaded:
-    if query not in QUERY_FIELDS:
-        raise ValueError(f"option query={query!r} must be one of {', '.join(QUERY_FIELDS)}")
+class RealMMRAGOptions(ConvertedOptions):
+    """The options of adapter ``realmmrag``."""
+
+    split: str = Field(default="test", description="the split to convert (parquet files <split>-*)")
+    query: QueryField = Field(
+        default="query", description="the question as asked, or one of its three rephrasings"
+    )
+
+
+def read(root: Path, options: RealMMRAGOptions) -> Loaded:
+    query = options.query
     loaded = Loaded()
-    rows = list(read_rows(_files(root, split), COLUMNS))
+    rows = list(read_rows(_files(root, options.split), COLUMNS))
     decks = deck_pages(row.get("image_filename") for _, row in rows)
     for number, (path, row) in enumerate(rows):
         if row.get("query") is None:
@@ -54,8 +64,8 @@ def read(root: Path, split: str = "test", query: str = "query") -> Loaded:
     return loaded
 
 
-def load_questions(root: Path, split: str = "test", query: str = "query") -> list[Question]:
-    return read(root, split, query).questions
+def load_questions(root: Path, options: RealMMRAGOptions | None = None) -> list[Question]:
+    return read(root, options or RealMMRAGOptions()).questions
 
 
 def to_question(row: dict[str, Any], decks: dict[str, list[str]], query: str) -> Question:
@@ -98,10 +108,11 @@ def deck_pages(filenames: Any) -> dict[str, list[str]]:
 
 
 def write_documents(
-    root: Path, doc_ids: list[str], docs_dir: Path, max_pages: int | None, split: str = "test"
+    root: Path, doc_ids: list[str], docs_dir: Path, options: RealMMRAGOptions
 ) -> Written:
     written = Written()
-    files = _files(root, split)
+    max_pages = options.max_pages
+    files = _files(root, options.split)
     decks = deck_pages(row.get("image_filename") for _, row in read_rows(files, ["image_filename"]))
     wanted = {deck: decks.get(deck, []) for deck in doc_ids}
     needed = {name for names in wanted.values() for name in names[:max_pages]}
@@ -130,4 +141,4 @@ def _files(root: Path, split: str) -> list[Path]:
     return files
 
 
-DATASETS.register("realmmrag")(adapter(read, write_documents))
+DATASETS.register("realmmrag", options=RealMMRAGOptions)(adapter(read, write_documents))

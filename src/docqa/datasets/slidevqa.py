@@ -21,7 +21,7 @@ from typing import Any
 
 from docqa.core.question import Question
 from docqa.datasets import DATASETS
-from docqa.datasets.convert import Loaded, Written, adapter
+from docqa.datasets.convert import ConvertedOptions, Loaded, Written, adapter
 from docqa.datasets.documents import write_pages
 from docqa.datasets.fields import (
     BadRow,
@@ -35,6 +35,7 @@ from docqa.datasets.fields import (
     text,
 )
 from docqa.datasets.parquet import image_bytes, parquet_files, read_rows
+from docqa.runtime.spec import Field
 
 SLIDES = 20
 PAGE_COLUMNS = [f"page_{number}" for number in range(1, SLIDES + 1)]
@@ -53,9 +54,15 @@ TAGS = ("reasoning_type", "answer_type", "arithmetic_expression")
 DOC_TYPE = "slides"
 
 
-def read(root: Path, split: str = "test") -> Loaded:
+class SlideVQAOptions(ConvertedOptions):
+    """The options of adapter ``slidevqa``."""
+
+    split: str = Field(default="test", description="the split to convert: train, val or test")
+
+
+def read(root: Path, options: SlideVQAOptions) -> Loaded:
     loaded = Loaded()
-    for number, (path, row) in enumerate(read_rows(_files(root, split), COLUMNS)):
+    for number, (path, row) in enumerate(read_rows(_files(root, options.split), COLUMNS)):
         try:
             loaded.questions.append(to_question(row))
         except BadRow as problem:
@@ -63,8 +70,8 @@ def read(root: Path, split: str = "test") -> Loaded:
     return loaded
 
 
-def load_questions(root: Path, split: str = "test") -> list[Question]:
-    return read(root, split).questions
+def load_questions(root: Path, options: SlideVQAOptions | None = None) -> list[Question]:
+    return read(root, options or SlideVQAOptions()).questions
 
 
 def to_question(row: dict[str, Any]) -> Question:
@@ -83,11 +90,11 @@ def to_question(row: dict[str, Any]) -> Question:
 
 
 def write_documents(
-    root: Path, doc_ids: list[str], docs_dir: Path, max_pages: int | None, split: str = "test"
+    root: Path, doc_ids: list[str], docs_dir: Path, options: SlideVQAOptions
 ) -> Written:
     written = Written()
     wanted = set(doc_ids)
-    for path, row in read_rows(_files(root, split), ["deck_name", *PAGE_COLUMNS]):
+    for path, row in read_rows(_files(root, options.split), ["deck_name", *PAGE_COLUMNS]):
         try:
             name = safe_id(str(row.get("deck_name") or ""))
         except BadRow:
@@ -97,7 +104,9 @@ def write_documents(
         wanted.discard(name)
         try:
             slides = _slides(row)
-            written.documents.append(write_pages(name, slides, docs_dir, max_pages, DOC_TYPE))
+            written.documents.append(
+                write_pages(name, slides, docs_dir, options.max_pages, DOC_TYPE)
+            )
         except BadRow as problem:
             written.skip(name, path, problem)
     for name in sorted(wanted):
@@ -126,4 +135,4 @@ def _files(root: Path, split: str) -> list[Path]:
     return files
 
 
-DATASETS.register("slidevqa")(adapter(read, write_documents))
+DATASETS.register("slidevqa", options=SlideVQAOptions)(adapter(read, write_documents))

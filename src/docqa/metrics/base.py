@@ -3,7 +3,7 @@
 A scorer module (``docqa.metrics.mmlongbench_doc``, ...) offers the benchmark's own pure
 functions, ``score(gold, pred, *, answer_format=None, question=None)`` and
 ``aggregate(rows)``, with the benchmark's names. Its :class:`Metric` adapts them to docqa's
-:class:`~docqa.core.question.Question` and adds what the score stage needs: options, the summary
+:class:`~docqa.core.question.Question` and adds what the score stage needs: the summary
 columns, and an optional model step (answer extraction, judging) run before scoring.
 """
 
@@ -11,29 +11,32 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from docqa.backends.client import ModelClient
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
+from docqa.runtime.spec import Options
 
-Options = Mapping[str, Any]
 Row = Mapping[str, Any]
 Scores = dict[str, Any]
+#: a metric's option spec (registered with it: ``METRICS.register(name, options=Spec)``)
+SpecT = TypeVar("SpecT", bound=Options)
 
 # prepare(questions, answers, options, client) -> one dict per question, merged into its row
 # and handed to ``score``; a non-empty ``step_error`` there says the step failed for that
 # question. ``client`` is None when no model is configured.
 Prepare = Callable[
-    [Sequence[Question], Sequence[str], Options, ModelClient | None], Awaitable[list[Scores]]
+    [Sequence[Question], Sequence[str], SpecT, ModelClient | None], Awaitable[list[Scores]]
 ]
 
 SUMMARY_COLUMNS = ("overall", "num", "f1", "em")
 
 
 @dataclass(frozen=True)
-class Metric:
-    """A registered scorer.
+class Metric(Generic[SpecT]):
+    """A registered scorer; ``options`` below is its validated option spec
+    (:func:`docqa.metrics.resolve_options`).
 
     - ``score(question, prediction, prepared, options)``: the question's scores, fractions
       in [0, 1] or ``None`` where undefined, plus text fields such as ``scorer_error``;
@@ -47,38 +50,25 @@ class Metric:
     - ``columns``: summary column (``overall``, ``num``, ``f1``, ``em``) → aggregate key;
     - ``row_score``: the per-question key that is the question's headline ``score``;
     - ``prepare``: the model step, if any; ``describe(options)`` says what it ran with;
-    - ``unscaled``: aggregate keys that are not fractions, reported unscaled;
-    - ``check(options)``: raise ``ValueError`` naming a bad option; ``defaults`` lists every
-      option. Option ``model`` (when the metric takes one) names the configured model of
-      the model step; ``None`` means no model.
+    - ``unscaled``: aggregate keys that are not fractions, reported unscaled.
+
+    Option ``model`` (when the spec has one) names the configured model of the model step;
+    ``None`` means no model.
     """
 
-    defaults: Options
-    check: Callable[[Options], None]
-    score: Callable[[Question, Prediction, Scores, Options], Scores]
-    aggregate: Callable[[Sequence[Row], Options], dict[str, Any]]
+    score: Callable[[Question, Prediction, Scores, SpecT], Scores]
+    aggregate: Callable[[Sequence[Row], SpecT], dict[str, Any]]
     columns: Mapping[str, str]
     row_score: str
     breakdowns: Mapping[str, Callable[[Row], list[str]]] = field(default_factory=dict)
-    prepare: Prepare | None = None
-    describe: Callable[[Options], dict[str, Any]] = lambda options: {}
+    prepare: Prepare[SpecT] | None = None
+    describe: Callable[[SpecT], dict[str, Any]] = lambda options: {}
     #: aggregates that are not fractions (a statistic, a ratio, a mean count): the score file
     #: gives them as they are, not as percentages
     unscaled: tuple[str, ...] = ()
 
-    def resolve_options(self, options: Options, name: str) -> dict[str, Any]:
-        """The defaults updated with ``options``; an unknown option is an error naming it."""
-        unknown = sorted(set(options) - set(self.defaults))
-        if unknown:
-            raise ValueError(
-                f"metric {name!r}: unknown option(s) {unknown}; known: {sorted(self.defaults)}"
-            )
-        resolved = {**self.defaults, **options}
-        self.check(resolved)
-        return resolved
-
     def uses_model(self, options: Options) -> bool:
-        return self.prepare is not None and options.get("model") is not None
+        return self.prepare is not None and getattr(options, "model", None) is not None
 
 
 def scored_text(prediction: Prediction, prepared: Scores) -> str:
@@ -102,30 +92,17 @@ def gold_text(answer: Any) -> str:
     return str(answer)
 
 
-def check_choice(metric: str, options: Options, name: str, choices: Sequence[Any]) -> None:
-    """Raise ``ValueError`` unless option ``name`` is one of ``choices``."""
-    if options[name] not in choices:
+def judge_client(metric: str, model: str | None, client: ModelClient | None) -> ModelClient:
+    """The client of a metric whose model step needs its model ``model`` (a judge); an error
+    naming the fix when the config names none or the score stage was given none."""
+    if model is None:
         raise ValueError(
-            f"metric {metric!r}: option {name}={options[name]!r} is not one of {tuple(choices)}"
+            f"metric {metric!r} needs a judge model: set metrics.{metric}.model to the name of "
+            "a model defined under 'models:'"
         )
-
-
-def check_model(metric: str, options: Options, required: bool) -> None:
-    """Raise ``ValueError`` unless option ``model`` is a model name (or ``None`` if allowed)."""
-    model = options["model"]
-    if model is None and not required:
-        return
-    if not isinstance(model, str) or not model:
-        need = "the name of a configured model" + ("" if required else " or null")
-        raise ValueError(f"metric {metric!r}: option model={model!r} must be {need}")
-
-
-def judge_client(metric: str, options: Options, client: ModelClient | None) -> ModelClient:
-    """The client of a metric whose model step needs its model (a judge); an error naming the
-    fix when the score stage was given none."""
     if client is None:
         raise ValueError(
-            f"metric {metric!r} needs its model {options['model']!r}, but the score stage was "
+            f"metric {metric!r} needs its model {model!r}, but the score stage was "
             "given no backend for it; pass one to docqa.stages.score.score_run(..., backend=...)"
         )
     return client

@@ -32,9 +32,10 @@ from typing import Any
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.core.question import Question
-from docqa.metrics.base import Options, Scores
+from docqa.metrics.base import Scores
 from docqa.metrics.numbers import find_numbers
 from docqa.metrics.unanswerable import says_not_answerable
+from docqa.runtime.spec import Options
 
 EXTRACTION_PROMPT = (
     "Given the question and analysis, you are tasked to extract answers with required"
@@ -224,8 +225,9 @@ async def prepare(
     ]
 
 
-def describe(options: Options) -> dict[str, Any]:
-    """What extracted the answers, for the score file."""
-    if options["model"] is None:
+def describe(model: str | None) -> dict[str, Any]:
+    """What extracted the answers (``model``: the extraction model, if any), for the score
+    file."""
+    if model is None:
         return {"extractor": "rules"}
-    return {"extractor": "model", "model": options["model"], "prompt_sha256": PROMPT_SHA256}
+    return {"extractor": "model", "model": model, "prompt_sha256": PROMPT_SHA256}

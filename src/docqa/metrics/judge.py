@@ -39,7 +39,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from docqa.backends.base import Backend
 from docqa.backends.client import ModelClient
@@ -47,14 +47,8 @@ from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.metrics import METRICS
-from docqa.metrics.base import (
-    Metric,
-    Options,
-    Scores,
-    check_choice,
-    check_model,
-    judge_client,
-)
+from docqa.metrics.base import Metric, Scores, judge_client
+from docqa.runtime.spec import Field, Options, refers_to
 
 PAPER_PROMPT = """Question: {question}
 Predicted Answer: {answer}
@@ -84,7 +78,8 @@ FINRAGBENCH_V_PROMPT = (PROMPT_FILES / "finragbench_v_eval_generation.txt").read
     encoding="utf-8"
 )
 
-PROMPTS = {
+Prompt = Literal["paper", "code", "docbench", "finragbench_v"]
+PROMPTS: dict[str, str] = {
     "paper": PAPER_PROMPT,
     "code": CODE_PROMPT,
     "docbench": DOCBENCH_PROMPT,
@@ -92,7 +87,8 @@ PROMPTS = {
 }
 VERDICT_KEYS = {"paper": "correctness", "code": "binary_correctness"}
 GENERATION = Generation(max_new_tokens=256, temperature=0.0)
-UNJUDGED_CHOICES = ("wrong", "exclude")
+Unjudged = Literal["wrong", "exclude"]
+UNJUDGED_CHOICES: tuple[str, ...] = get_args(Unjudged)
 
 OK, UNPARSEABLE, FAILED = "ok", "unparseable", "failed"
 
@@ -242,29 +238,55 @@ def aggregate(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _check(options: Options) -> None:
-    check_model("judge", options, required=True)
-    check_choice("judge", options, "prompt", tuple(PROMPTS))
-    check_choice("judge", options, "unjudged", UNJUDGED_CHOICES)
+class JudgeOptions(Options):
+    """The options of metric ``judge``; ``docbench_judge`` and ``finragbench_v_judge`` differ
+    only in their default ``prompt``."""
+
+    model: str | None = refers_to(
+        "models", None, "the judge model (required to score; null only where no run uses it)"
+    )
+    prompt: Prompt = Field(
+        default="paper", description="the judge's prompt (module docqa.metrics.judge)"
+    )
+    unjudged: Unjudged = Field(
+        default="wrong",
+        description="a question the judge gave no verdict: scored wrong, or excluded",
+    )
+
+
+class DocBenchJudgeOptions(JudgeOptions):
+    """The options of metric ``docbench_judge``: the judge with DocBench's prompt."""
+
+    prompt: Prompt = Field(
+        default="docbench", description="the judge's prompt (module docqa.metrics.judge)"
+    )
+
+
+class FinRAGBenchVJudgeOptions(JudgeOptions):
+    """The options of metric ``finragbench_v_judge``: the judge with FinRAGBench-V's prompt."""
+
+    prompt: Prompt = Field(
+        default="finragbench_v", description="the judge's prompt (module docqa.metrics.judge)"
+    )
 
 
 async def _prepare(
     questions: Sequence[Question],
     answers: Sequence[str],
-    options: Options,
+    options: JudgeOptions,
     client: ModelClient | None,
 ) -> list[Scores]:
-    client = judge_client("judge", options, client)
+    client = judge_client("judge", options.model, client)
     items = [
         (q.question, answer, q.answer, _reference(q))
         for q, answer in zip(questions, answers, strict=True)
     ]
-    verdicts = await judge_answers(client, items, options["prompt"])
-    return [verdict_score(verdict, options["unjudged"]) for verdict in verdicts]
+    verdicts = await judge_answers(client, items, options.prompt)
+    return [verdict_score(verdict, options.unjudged) for verdict in verdicts]
 
 
 def _score_question(
-    question: Question, prediction: Prediction, prepared: Scores, options: Options
+    question: Question, prediction: Prediction, prepared: Scores, options: JudgeOptions
 ) -> Scores:
     """The verdict ``prepare`` obtained; a question whose prediction failed was not judged."""
     return {"score": prepared.get("score", 0.0)}
@@ -275,25 +297,20 @@ def _reference(question: Question) -> str:
     return str(question.original.get("evidence") or question.tags.get("evidence") or "")
 
 
-def judge_metric(default_prompt: str) -> Metric:
-    """The judge metric with ``default_prompt`` as its prompt unless the config names one."""
-    return Metric(
-        defaults={"model": None, "prompt": default_prompt, "unjudged": "wrong"},
-        check=_check,
-        score=_score_question,
-        aggregate=lambda rows, options: aggregate(rows),
-        columns={"overall": "accuracy"},
-        row_score="score",
-        prepare=_prepare,
-        describe=lambda options: {
-            "judge": options["model"],
-            "prompt": options["prompt"],
-            "prompt_sha256": prompt_sha256(options["prompt"]),
-            "unjudged": options["unjudged"],
-        },
-    )
+JUDGE: Metric[JudgeOptions] = Metric(
+    score=_score_question,
+    aggregate=lambda rows, options: aggregate(rows),
+    columns={"overall": "accuracy"},
+    row_score="score",
+    prepare=_prepare,
+    describe=lambda options: {
+        "judge": options.model,
+        "prompt": options.prompt,
+        "prompt_sha256": prompt_sha256(options.prompt),
+        "unjudged": options.unjudged,
+    },
+)
 
-
-METRICS.register("judge")(judge_metric("paper"))
-METRICS.register("docbench_judge")(judge_metric("docbench"))
-METRICS.register("finragbench_v_judge")(judge_metric("finragbench_v"))
+METRICS.register("judge", options=JudgeOptions)(JUDGE)
+METRICS.register("docbench_judge", options=DocBenchJudgeOptions)(JUDGE)
+METRICS.register("finragbench_v_judge", options=FinRAGBenchVJudgeOptions)(JUDGE)

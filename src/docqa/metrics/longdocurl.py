@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
@@ -46,19 +46,13 @@ from docqa.metrics import METRICS, extraction
 from docqa.metrics.aggregation import Row, accuracy_and_f1, group_accuracy, tag_values
 from docqa.metrics.anls import anls
 from docqa.metrics.answer_rules import float_equal, is_float, needs_exact_match, strip_decorations
-from docqa.metrics.base import (
-    Metric,
-    Options,
-    Scores,
-    benchmark_gold,
-    check_choice,
-    check_model,
-    scored_text,
-)
+from docqa.metrics.base import Metric, Scores, benchmark_gold, scored_text
 from docqa.metrics.pyeval import EvalError, python_eval
+from docqa.runtime.spec import Field, Options, refers_to
 
 ANSWER_FORMATS = ("Integer", "Float", "String", "None", "List")
-VARIANTS = ("official", "corrected")
+Variant = Literal["official", "corrected"]
+VARIANTS: tuple[str, ...] = get_args(Variant)
 FAILED_EXTRACTION = "Fail to extract"
 ELEMENT_TYPES = ("Text", "Layout", "Figure", "Table")
 # docqa's answer-format names → LongDocURL's (questions without the benchmark's own row)
@@ -238,14 +232,26 @@ def aggregate(rows: Sequence[Row]) -> dict[str, Any]:
     return {**totals(rows), "breakdown": breakdown}
 
 
-def _check(options: Options) -> None:
-    check_choice("longdocurl", options, "variant", VARIANTS)
-    check_choice("longdocurl", options, "parse", (True, False))
-    check_model("longdocurl", options, required=False)
+class LongDocURLOptions(Options):
+    """The options of metric ``longdocurl``."""
+
+    variant: Variant = Field(
+        default="official",
+        description="official: the benchmark's scorer as published; corrected: its bugs fixed",
+    )
+    parse: bool = Field(
+        default=True,
+        description="parse a free-text prediction into an answer first (LongDocURL's step 1)",
+    )
+    model: str | None = refers_to(
+        "models",
+        None,
+        "the model that extracts the short answer first; null: rule-based extraction",
+    )
 
 
 def _score_question(
-    question: Question, prediction: Prediction, prepared: Scores, options: Options
+    question: Question, prediction: Prediction, prepared: Scores, options: LongDocURLOptions
 ) -> Scores:
     if prepared.get("step_error"):  # LongDocURL scores 'Fail to extract' 0
         return {"score": 0.0}
@@ -254,21 +260,19 @@ def _score_question(
         benchmark_gold(question),
         scored_text(prediction, prepared),
         answer_format=FORMAT_NAMES.get(fmt, fmt),
-        variant=options["variant"],
-        parse=options["parse"],
+        variant=options.variant,
+        parse=options.parse,
     )
 
 
-METRICS.register("longdocurl")(
+METRICS.register("longdocurl", options=LongDocURLOptions)(
     Metric(
-        defaults={"variant": "official", "parse": True, "model": None},
-        check=_check,
         score=_score_question,
         aggregate=lambda rows, options: totals(rows),
         breakdowns=BREAKDOWNS,
         columns={"overall": "acc", "f1": "f1"},
         row_score="score",
         prepare=extraction.prepare,
-        describe=extraction.describe,
+        describe=lambda options: extraction.describe(options.model),
     )
 )

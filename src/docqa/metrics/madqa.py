@@ -58,24 +58,20 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from math import sqrt
 from statistics import NormalDist
-from typing import Any
+from typing import Any, Literal, get_args
+
+from pydantic import ConfigDict, ValidationInfo, field_validator
 
 from docqa.backends.client import ModelClient
 from docqa.core.prediction import Prediction
 from docqa.core.question import PageRef, Question
 from docqa.metrics import METRICS
-from docqa.metrics.base import (
-    Metric,
-    Options,
-    Row,
-    Scores,
-    check_choice,
-    check_model,
-    judge_client,
-)
+from docqa.metrics.base import Metric, Row, Scores, judge_client
 from docqa.metrics.madqa_judge import FAILED, UNPARSEABLE, anls_star, judge_semantic, prompt_sha256
+from docqa.runtime.spec import Field, Options, refers_to
 
-ACCURACY_CHOICES = ("anls", "semantic")
+Accuracy = Literal["anls", "semantic"]
+ACCURACY_CHOICES: tuple[str, ...] = get_args(Accuracy)
 HOP_TYPES = ("single", "cross_page", "cross_doc")
 #: the judge's calibration (MADQA's human evaluation of 200 judged answers)
 SPECIFICITY = 1.0  # q0: P(judge says incorrect | human says incorrect)
@@ -313,26 +309,46 @@ def score(question: Question, prediction: Prediction, prepared: Scores, semantic
     }
 
 
-def _check(options: Options) -> None:
-    check_choice("madqa", options, "accuracy", ACCURACY_CHOICES)
-    semantic = options["accuracy"] == "semantic"
-    check_model("madqa", options, required=semantic)
-    if not semantic and options["model"] is not None:
-        raise ValueError(
-            f"metric 'madqa': option model={options['model']!r} is only used with accuracy: "
-            "semantic (the judge); remove it, or set accuracy: semantic"
-        )
+class MADQAOptions(Options):
+    """The options of metric ``madqa``: a judge ``model`` exactly when ``accuracy`` is
+    ``semantic``."""
+
+    model_config = ConfigDict(validate_default=True)  # a missing judge is checked too
+
+    accuracy: Accuracy = Field(
+        default="anls", description="anls: ANLS* >= 0.5 is correct; semantic: a judge model decides"
+    )
+    model: str | None = refers_to(
+        "models", None, "the judge of accuracy: semantic (required with it, refused without)"
+    )
+
+    @field_validator("model")
+    @classmethod
+    def _judge_only_for_semantic(cls, model: str | None, info: ValidationInfo) -> str | None:
+        if "accuracy" not in info.data:  # a bad accuracy is reported on its own
+            return model
+        semantic = info.data["accuracy"] == "semantic"
+        if semantic and model is None:
+            raise ValueError(
+                "accuracy: semantic needs a judge: set model to a model defined under 'models:'"
+            )
+        if not semantic and model is not None:
+            raise ValueError(
+                f"model {model!r} is only used with accuracy: semantic (the judge); remove it, "
+                "or set accuracy: semantic"
+            )
+        return model
 
 
 async def _prepare(
     questions: Sequence[Question],
     answers: Sequence[str],
-    options: Options,
+    options: MADQAOptions,
     client: ModelClient | None,
 ) -> list[Scores]:
-    if options["accuracy"] != "semantic":
+    if options.accuracy != "semantic":
         return [{} for _ in questions]
-    client = judge_client("madqa", options, client)
+    client = judge_client("madqa", options.model, client)
     items = [
         (q.question.strip(), answer_items(answer), gold_variants(q))
         for q, answer in zip(questions, answers, strict=True)
@@ -340,10 +356,10 @@ async def _prepare(
     return await judge_semantic(client, items)
 
 
-def _describe(options: Options) -> dict[str, Any]:
-    if options["accuracy"] != "semantic":
+def _describe(options: MADQAOptions) -> dict[str, Any]:
+    if options.accuracy != "semantic":
         return {"accuracy": "anls"}
-    return {"accuracy": "semantic", "judge": options["model"], "prompt_sha256": prompt_sha256()}
+    return {"accuracy": "semantic", "judge": options.model, "prompt_sha256": prompt_sha256()}
 
 
 def _tag_group(tag: str, empty: str) -> Callable[[Row], list[str]]:
@@ -360,14 +376,12 @@ BREAKDOWNS: dict[str, Callable[[Row], list[str]]] = {
     "domain": _tag_group("domain", "Other"),
 }
 
-METRICS.register("madqa")(
+METRICS.register("madqa", options=MADQAOptions)(
     Metric(
-        defaults={"accuracy": "anls", "model": None},
-        check=_check,
         score=lambda question, prediction, prepared, options: score(
-            question, prediction, prepared, options["accuracy"] == "semantic"
+            question, prediction, prepared, options.accuracy == "semantic"
         ),
-        aggregate=lambda rows, options: aggregate(rows, options["accuracy"] == "semantic"),
+        aggregate=lambda rows, options: aggregate(rows, options.accuracy == "semantic"),
         columns={"overall": "overall"},
         row_score="correct",
         breakdowns=BREAKDOWNS,

@@ -29,7 +29,7 @@ empty ``Int`` gold no longer matches every unparseable prediction.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
@@ -43,19 +43,27 @@ from docqa.metrics.aggregation import (
 )
 from docqa.metrics.anls import anls
 from docqa.metrics.answer_rules import float_equal, is_float, needs_exact_match, strip_decorations
-from docqa.metrics.base import (
-    Metric,
-    Options,
-    Scores,
-    benchmark_gold,
-    check_choice,
-    check_model,
-    scored_text,
-)
+from docqa.metrics.base import Metric, Scores, benchmark_gold, scored_text
 from docqa.metrics.pyeval import EvalError, python_eval
+from docqa.runtime.spec import Field, Options, refers_to
 
 ANSWER_FORMATS = ("Int", "Float", "Str", "None", "List")
-VARIANTS = ("official", "corrected")
+Variant = Literal["official", "corrected"]
+VARIANTS: tuple[str, ...] = get_args(Variant)
+
+
+class MMLongBenchDocOptions(Options):
+    """The options of metric ``mmlongbench_doc``."""
+
+    variant: Variant = Field(
+        default="official",
+        description="official: the benchmark's scorer as published; corrected: its bugs fixed",
+    )
+    model: str | None = refers_to(
+        "models",
+        None,
+        "the model that extracts the short answer first; null: rule-based extraction",
+    )
 
 
 def clean(value: object) -> str:
@@ -184,13 +192,8 @@ def aggregate(rows: Sequence[Row]) -> dict[str, Any]:
     return {**totals(rows), "breakdown": breakdown}
 
 
-def _check(options: Options) -> None:
-    check_choice("mmlongbench_doc", options, "variant", VARIANTS)
-    check_model("mmlongbench_doc", options, required=False)
-
-
 def _score_question(
-    question: Question, prediction: Prediction, prepared: Scores, options: Options
+    question: Question, prediction: Prediction, prepared: Scores, options: MMLongBenchDocOptions
 ) -> Scores:
     if prepared.get("step_error"):  # run_lvlm.py scores a failed extraction 0
         return {"score": 0.0}
@@ -198,20 +201,18 @@ def _score_question(
         benchmark_gold(question),
         scored_text(prediction, prepared),
         answer_format=question.answer_format,
-        variant=options["variant"],
+        variant=options.variant,
     )
 
 
-METRICS.register("mmlongbench_doc")(
+METRICS.register("mmlongbench_doc", options=MMLongBenchDocOptions)(
     Metric(
-        defaults={"variant": "official", "model": None},
-        check=_check,
         score=_score_question,
         aggregate=lambda rows, options: totals(rows),
         breakdowns=BREAKDOWNS,
         columns={"overall": "acc", "f1": "f1"},
         row_score="score",
         prepare=extraction.prepare,
-        describe=extraction.describe,
+        describe=lambda options: extraction.describe(options.model),
     )
 )

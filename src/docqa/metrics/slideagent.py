@@ -26,18 +26,31 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from statistics import fmean
-from typing import Any
+from typing import Any, Literal, get_args
 
 from docqa.core.prediction import Prediction
 from docqa.core.question import UNANSWERABLE, Question
 from docqa.metrics import METRICS
-from docqa.metrics.base import Metric, Options, Scores, check_choice, gold_text
+from docqa.metrics.base import Metric, Scores, gold_text
 from docqa.metrics.numbers import extract_number, numbers_equal, parse_number
 from docqa.metrics.text_f1 import token_f1
 from docqa.metrics.unanswerable import says_not_answerable, words
+from docqa.runtime.spec import Field, Options
 
-OVERALL_CHOICES = ("per_question", "mean_of_num_and_f1")
-DEFAULTS: Options = {"overall": "per_question", "rel_tol": 0.0}
+Overall = Literal["per_question", "mean_of_num_and_f1"]
+OVERALL_CHOICES: tuple[str, ...] = get_args(Overall)
+
+
+class SlideAgentOptions(Options):
+    """The options of metric ``slideagent``."""
+
+    overall: Overall = Field(
+        default="per_question",
+        description="Overall of a set: the mean per question, or of the Num and F1 columns",
+    )
+    rel_tol: float = Field(
+        default=0.0, ge=0, description="relative tolerance of the numeric comparison (Num)"
+    )
 
 
 def score(
@@ -86,30 +99,21 @@ def aggregate(
     }
 
 
-def _check(options: Options) -> None:
-    check_choice("slideagent", options, "overall", OVERALL_CHOICES)
-    rel_tol = options["rel_tol"]
-    if isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float)) or rel_tol < 0:
-        raise ValueError(f"metric 'slideagent': option rel_tol={rel_tol!r} must be a number >= 0")
-
-
 def _score_question(
-    question: Question, prediction: Prediction, prepared: Scores, options: Options
+    question: Question, prediction: Prediction, prepared: Scores, options: SlideAgentOptions
 ) -> Scores:
     return score(
         question.answer,
         prediction.answer,
         answer_format=question.answer_format,
-        rel_tol=float(options["rel_tol"]),
+        rel_tol=options.rel_tol,
     )
 
 
-METRICS.register("slideagent")(
+METRICS.register("slideagent", options=SlideAgentOptions)(
     Metric(
-        defaults=DEFAULTS,
-        check=_check,
         score=_score_question,
-        aggregate=lambda rows, options: aggregate(rows, overall=options["overall"]),
+        aggregate=lambda rows, options: aggregate(rows, overall=options.overall),
         columns={"overall": "overall", "num": "num", "f1": "f1"},
         row_score="overall",
     )

@@ -41,14 +41,27 @@ import string
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.metrics import METRICS
-from docqa.metrics.base import Metric, Options, Scores, check_choice, gold_text
+from docqa.metrics.base import Metric, Scores, gold_text
+from docqa.runtime.spec import Field, Options
 
-NORMALIZATIONS = ("official", "corrected")
+Normalization = Literal["official", "corrected"]
+NORMALIZATIONS: tuple[str, ...] = get_args(Normalization)
+
+
+class SlideVQAOptions(Options):
+    """The options of metric ``slidevqa``."""
+
+    normalization: Normalization = Field(
+        default="official",
+        description="official: evaluate.py's answer normalisation; corrected: whole words only",
+    )
+
+
 WORD_NUMBERS = {
     word: str(value)
     for value, word in enumerate(
@@ -251,23 +264,21 @@ def _mean(values: list[float]) -> float | None:
 
 
 def _score_question(
-    question: Question, prediction: Prediction, prepared: Scores, options: Options
+    question: Question, prediction: Prediction, prepared: Scores, options: SlideVQAOptions
 ) -> Scores:
     return {
         **score(
             gold_text(question.answer),
             prediction.answer,
             question=question.question,
-            normalization=options["normalization"],
+            normalization=options.normalization,
         ),
         **evidence(question.evidence_pages, prediction.pages),
     }
 
 
-METRICS.register("slidevqa")(
+METRICS.register("slidevqa", options=SlideVQAOptions)(
     Metric(
-        defaults={"normalization": "official"},
-        check=lambda options: check_choice("slidevqa", options, "normalization", NORMALIZATIONS),
         score=_score_question,
         aggregate=lambda rows, options: aggregate(rows),
         columns={"overall": "f1", "f1": "f1", "em": "em"},

@@ -62,7 +62,7 @@ class Registry(Generic[T]):
         return self._options.get(name, Options)
 
     def has_options(self, name: str) -> bool:
-        """TRANSITION: whether ``name`` registered an option spec."""
+        """Whether ``name`` was registered with an option spec (one without takes no options)."""
         self.get(name)
         return name in self._options
 

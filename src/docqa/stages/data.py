@@ -11,16 +11,17 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from docqa.datasets import DATASETS
+from docqa.datasets import prepare
 from docqa.datasets.download import DownloadError, fetch, source_from_config
 
 log = logging.getLogger(__name__)
 
 
 def prepare_dataset(source: dict[str, Any], out_dir: Path) -> None:
-    """The prepare_dataset rule's job: adapter ``source["adapter"]`` with its options writes
-    ``questions.jsonl``, ``documents.jsonl`` and ``docs/`` under ``out_dir``."""
-    DATASETS.get(source["adapter"])(Path(out_dir), source["options"])
+    """The prepare_dataset rule's job: adapter ``source["adapter"]`` with its options (checked
+    by its spec) writes ``questions.jsonl``, ``documents.jsonl`` and ``docs/`` under
+    ``out_dir``."""
+    prepare(source["adapter"], Path(out_dir), source["options"])
 
 
 def download_job(

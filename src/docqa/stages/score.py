@@ -57,10 +57,11 @@ from docqa.core.error_kinds import INFRASTRUCTURE
 from docqa.core.jsonl import read_jsonl
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
-from docqa.metrics import METRICS, retrieval
+from docqa.metrics import METRICS, resolve_options, retrieval
 from docqa.metrics.aggregation import tag_values
-from docqa.metrics.base import Metric, Options, Scores, scored_text
+from docqa.metrics.base import Metric, Scores, scored_text
 from docqa.metrics.bootstrap import LEVEL, RESAMPLES, SEED, bootstrap_ci, bootstrap_statistics
+from docqa.runtime.spec import Options
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +97,7 @@ def score_run(
     questions: Path,
     predictions: Path,
     metric: str,
-    options: Options,
+    options: Mapping[str, Any],
     meta: dict[str, Any],
     *,
     backend: Backend | None = None,
@@ -105,7 +106,7 @@ def score_run(
     """Score ``predictions`` (Prediction rows) against ``questions`` (Question rows).
 
     ``meta`` gives the run's ``dataset``, ``method`` and ``model``; ``options`` are the
-    metric's options, checked against the ones it takes. ``backend`` is the model of the
+    metric's config entry, validated by its registered spec. ``backend`` is the model of the
     metric's model step when its option ``model`` names one (``cache``: the response cache
     file for its calls); without a model, answers are extracted by rules.
     """
@@ -113,7 +114,7 @@ def score_run(
     if missing_meta:
         raise ValueError(f"score_run: meta lacks {missing_meta}; it needs {list(META_KEYS)}")
     scorer = METRICS.get(metric)
-    resolved = scorer.resolve_options(options, metric)
+    resolved = resolve_options(metric, options)
     asked = _read_questions(questions)
     answered = _read_predictions(predictions, {q.question_id for q in asked}, questions)
     given = [answered.get(q.question_id) for q in asked]
@@ -134,7 +135,7 @@ def score_run(
     return {
         **{key: meta[key] for key in META_KEYS},
         "metric": metric,
-        "options": resolved,
+        "options": resolved.model_dump(),
         **_documents_settings(asked),
         "bootstrap": {"method": "percentile", "resamples": RESAMPLES, "seed": SEED, "level": LEVEL},
         **_aggregates(
@@ -220,8 +221,9 @@ def _prepare(
         results: list[dict[str, Any]] = asyncio.run(step(asked, answers, options, None))  # type: ignore[arg-type]
     elif backend is None:
         raise ValueError(
-            f"metric {name!r} is configured with model {options['model']!r}, but the score "
-            "stage was given no backend: pass score_run(..., backend=create_backend(...))"
+            f"metric {name!r} is configured with model {getattr(options, 'model', None)!r}, "
+            "but the score stage was given no backend: pass "
+            "score_run(..., backend=create_backend(...))"
         )
     else:
         results = asyncio.run(

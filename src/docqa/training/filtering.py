@@ -39,7 +39,7 @@ from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.methods.docpilot.actions import BAD_REPLY, FAILURE_KINDS
 from docqa.methods.docpilot.parsing import code_block, parse_facts, parse_navigation
-from docqa.metrics import METRICS
+from docqa.metrics import METRICS, resolve_options
 from docqa.sandbox import SandboxLimits, run_python
 from docqa.training.teacher import ABILITY_ROLES, request_from_dict
 
@@ -63,7 +63,7 @@ class Checker:
         limits: SandboxLimits | None = None,
     ) -> None:
         self.scorer = METRICS.get(metric)
-        self.options = self.scorer.resolve_options(metric_options, metric)
+        self.options = resolve_options(metric, metric_options)
         if self.scorer.uses_model(self.options):
             raise ValueError(
                 f"filter_trajectories: metric {metric!r} is configured with a judge model; "

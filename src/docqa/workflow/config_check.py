@@ -1,23 +1,16 @@
 """Checks of the config that a JSON schema cannot express: names that refer to other entries,
-and every entry's options against those its registered type declares (docqa.runtime.options),
+and every entry's options against those its registered type declares (docqa.runtime.spec),
 with messages that name the entry and the key. Snakemake runs them when it parses the workflow,
 before the DAG is built."""
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from docqa.runtime.options import (
-    DATASET_OPTIONS,
-    METRIC_OPTIONS,
-    schema_options,
-    value_error,
-)
 from docqa.runtime.registry import Registry
 from docqa.runtime.spec import check_entry, unknown_name
 
@@ -55,10 +48,13 @@ def check_references(config: dict[str, Any]) -> None:
             errors.append(
                 f"datasets.{name}.metric: {dataset['metric']!r} has no entry under 'metrics:'"
             )
-    for name, options in config["metrics"].items():
-        model = options.get("model")
-        if model is not None and model not in config["models"]:
-            errors.append(f"metrics.{name}.model: {model!r} is not defined under 'models:'")
+    metrics = registry_of("metrics")
+    for name, options in _entries(config, "metrics"):
+        if name not in metrics.names():
+            continue  # check_options names it
+        for key, section, value in metrics.options(name).references(options):
+            if value not in config[section]:
+                errors.append(f"metrics.{name}.{key}: {value!r} is not defined under '{section}:'")
     errors += training_reference_errors(config)
     if errors:
         raise ConfigError("config error:\n  " + "\n  ".join(errors))
@@ -135,7 +131,7 @@ SECTIONS: dict[str, tuple[str | None, str | None, str]] = {
 }
 
 
-def _registry(section: str) -> Registry[Any]:
+def registry_of(section: str) -> Registry[Any]:
     """The registry of a config section, imported on demand (each is light to import)."""
     module, name = {
         "methods": ("docqa.methods", "METHODS"),
@@ -147,13 +143,13 @@ def _registry(section: str) -> Registry[Any]:
     return getattr(importlib.import_module(module), name)
 
 
-def check_options(config: dict[str, Any], schema: dict[str, Any] | None = None) -> None:
+def check_options(config: dict[str, Any]) -> None:
     """Every method, metric, dataset, retriever and model entry: a registered name, and only
     the options its spec declares (docqa.runtime.spec), with values it accepts. Each message
     names the entry and the key."""
     errors: list[str] = []
     for section, (selector, nested, what) in SECTIONS.items():
-        registry = _registry(section)
+        registry = registry_of(section)
         for name, entry in _entries(config, section):
             kind = entry.get(selector) if selector else name
             where = f"{section}.{name}"
@@ -166,11 +162,8 @@ def check_options(config: dict[str, Any], schema: dict[str, Any] | None = None) 
             values = (entry.get(nested) or {}) if nested else entry
             if nested:
                 where += f".{nested}"
-            if registry.has_options(str(kind)):
-                spec = registry.options(str(kind))
-                errors += check_entry(spec, values, where, f"{what} {kind}")
-            else:
-                errors += _legacy_check(section, str(kind), values, where, what, schema)
+            spec = registry.options(str(kind))
+            errors += check_entry(spec, values, where, f"{what} {kind}")
         if section == "datasets":
             errors += _missing_roots(config)
     if errors:
@@ -190,59 +183,8 @@ def _missing_roots(config: dict[str, Any]) -> list[str]:
     return errors
 
 
-def _legacy_check(
-    section: str,
-    kind: str,
-    values: dict[str, Any],
-    where: str,
-    what: str,
-    schema: dict[str, Any] | None,
-) -> list[str]:
-    """TRANSITION: the old tables, for implementations without a spec yet."""
-    tables = {"metrics": METRIC_OPTIONS, "datasets": DATASET_OPTIONS}
-    if section in tables:
-        rules = tables[section].get(kind)
-        if rules is None:
-            return []
-        options = {key: value for key, value in values.items() if key != "type"}
-        return _check_entry(where, options, rules, f"{what} {kind}")
-    if schema is None:
-        return []
-    selector = "type" if section == "retrievers" else "backend"
-    allowed = schema_options(schema, section, selector).get(kind)
-    if allowed is None:
-        return []
-    allowed = allowed - {selector}
-    return [
-        _unknown_option(where, key, allowed, f"{what} {kind}")
-        for key in values
-        if key != selector and key not in allowed
-    ]
-
-
 def _entries(config: dict[str, Any], section: str) -> list[tuple[str, dict[str, Any]]]:
     entries = config.get(section) or {}
     if not isinstance(entries, dict):
         return []
     return [(name, entry) for name, entry in entries.items() if isinstance(entry, dict)]
-
-
-def _unknown_option(where: str, key: str, allowed: Any, owner: str) -> str:
-    hint = difflib.get_close_matches(key, list(allowed), n=1)
-    guess = f"did you mean {hint[0]!r}? " if hint else ""
-    return (
-        f"{where}.{key}: {owner} takes no option {key!r}; {guess}"
-        f"its options: {', '.join(sorted(allowed))}"
-    )
-
-
-def _check_entry(
-    where: str, options: dict[str, Any], rules: dict[str, str], owner: str
-) -> list[str]:
-    errors = []
-    for key, value in options.items():
-        if key not in rules:
-            errors.append(_unknown_option(where, key, rules, owner))
-        elif (problem := value_error(rules[key], value)) is not None:
-            errors.append(f"{where}.{key}: {problem} (got {value!r})")
-    return errors

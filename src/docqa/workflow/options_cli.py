@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from docqa.runtime.spec import describe, unknown_name
-from docqa.workflow.config_check import SECTIONS, _registry
+from docqa.workflow.config_check import SECTIONS, registry_of
 
 #: kind (as ``docqa options`` takes it) → (its config section, its heading in the docs)
 KINDS: dict[str, tuple[str, str]] = {
@@ -49,12 +49,12 @@ def check_kind(kind: str) -> str:
 
 def names(kind: str) -> list[str]:
     """Every registered name of ``kind``."""
-    return _registry(KINDS[check_kind(kind)][0]).names()
+    return registry_of(KINDS[check_kind(kind)][0]).names()
 
 
 def option_rows(kind: str, name: str) -> list[tuple[str, str, str, str]]:
     """(option, type, default, help) of each option of ``name``, in declaration order."""
-    registry = _registry(KINDS[check_kind(kind)][0])
+    registry = registry_of(KINDS[check_kind(kind)][0])
     if name not in registry.names():
         raise OptionsError(unknown_name("NAME", name, kind, registry.names()))
     return [(row.name, row.type, row.default, row.help) for row in describe(registry.options(name))]

@@ -10,7 +10,7 @@ import pytest
 from docqa.core.document import Document
 from docqa.core.jsonl import read_jsonl
 from docqa.core.question import ANSWER_FORMATS, UNANSWERABLE, Question
-from docqa.datasets import DATASETS
+from docqa.datasets import prepare
 from docqa.datasets.synthslides.questions import KINDS
 
 SOURCES = {"Text", "Chart", "Table", "Layout", "Figure"}
@@ -18,9 +18,8 @@ SOURCES = {"Text", "Chart", "Table", "Layout", "Figure"}
 
 @pytest.fixture(scope="module")
 def default_set(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Document], list[Question]]:
-    DATASETS.load_all()
     out = tmp_path_factory.mktemp("synthslides")
-    DATASETS.get("synthslides")(out, {})
+    prepare("synthslides", out, {})
     documents = [Document.from_dict(row) for row in read_jsonl(out / "documents.jsonl")]
     questions = [Question.from_dict(row) for row in read_jsonl(out / "questions.jsonl")]
     return documents, questions

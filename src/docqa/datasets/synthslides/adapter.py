@@ -1,21 +1,21 @@
 """The ``synthslides`` dataset: slide decks generated locally, answers known by construction.
 
-Options (all optional): ``seed`` (0), ``decks`` (6), ``slides_per_deck`` ([8, 12]),
-``questions_per_deck`` (10) and ``corrupt_decks`` (0: broken documents for robustness tests).
-Evidence pages are 0-based already.
+Its options are :class:`~docqa.datasets.synthslides.options.SynthOptions` (all optional;
+``docqa options dataset synthslides`` lists them). Evidence pages are 0-based already.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from docqa.datasets import DATASETS
-from docqa.datasets.synthslides.dataset import build_dataset
-from docqa.datasets.synthslides.options import parse_options
+from docqa.datasets.synthslides.options import SynthOptions
 
 
-@DATASETS.register("synthslides")
-def prepare(out_dir: Path, options: dict[str, Any]) -> None:
-    """Generate the decks and their questions under ``out_dir``; unknown options are errors."""
-    build_dataset(Path(out_dir), parse_options(options))
+@DATASETS.register("synthslides", options=SynthOptions)
+def prepare(out_dir: Path, options: SynthOptions) -> None:
+    """Generate the decks and their questions under ``out_dir``."""
+    # imported here: the generator draws with matplotlib, which the workflow's parse skips
+    from docqa.datasets.synthslides.dataset import build_dataset
+
+    build_dataset(Path(out_dir), options)
