@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from docqa.backends.client import ModelClient
 from docqa.core.document import Document, Page
@@ -166,11 +166,26 @@ class Method(ABC):
     """Answers one question; written as plain sequential ``async`` code that awaits the models.
 
     The runner keeps many questions in flight, so model calls of different questions are
-    batched by the client without the method doing anything for it.
+    batched by the client without the method doing anything for it. A question that fails
+    raises: the runner decides what the error is (docqa.stages.errors); a method that wants its
+    trace so far kept fails inside :func:`docqa.methods.partial.keeping_trace`.
+
+    What a method needs from the pipeline beyond its options, it declares here, and the generic
+    code (the rules, the report's plan, the training config check) reads the declaration
+    through ``METHODS.get(type)``.
     """
 
     #: retrievers whose indexes this method needs (the pipeline builds them first)
     retrievers: tuple[str, ...] = ()
+    #: reads a knowledge base of the run's (dataset, model): the build_knowledge rule makes it
+    #: first and the runner hands its folder over as the ``knowledge_dir`` option
+    needs_knowledge: ClassVar[bool] = False
+    #: its traces end in a ``summary`` step with recall by round and calls per action, which
+    #: the report's agent figures plot
+    traces_rounds: ClassVar[bool] = False
+    #: training (docqa.training) can synthesize trajectories with it and learn from them: its
+    #: calls are the prompts the teacher and the student are trained on
+    trajectory_training: ClassVar[bool] = False
 
     @abstractmethod
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction: ...

@@ -98,6 +98,9 @@ class DocPilot(Method):
     (the answer at the step limit); ``max_observation_chars`` (per observation in the history);
     ``orchestrator_tokens`` (per decision)."""
 
+    traces_rounds = True
+    trajectory_training = True
+
     def __init__(
         self,
         max_steps: int = 12,
