@@ -10,6 +10,7 @@ from docqa.workflow.snakefile import (
     check_options,
     check_references,
     experiment_grid,
+    needs_knowledge,
     quantization_groups,
     report_figures,
     report_tables,
@@ -92,8 +93,9 @@ def method_role_model_dirs(wildcards):
 
 
 def method_knowledge(wildcards):
-    """SlideAgent's knowledge base of the run's (dataset, model); nothing for other methods."""
-    if config["methods"][wildcards.method]["type"] != "slideagent":
+    """The knowledge base of the run's (dataset, model), for a method that needs one (SlideAgent);
+    nothing for other methods."""
+    if not needs_knowledge(config["methods"][wildcards.method]):
         return []
     return f"results/knowledge/{wildcards.dataset}/{wildcards.model}"
 

@@ -247,7 +247,6 @@ def test_config_examples_pass_the_checks_the_page_promises(examples: dict) -> No
     the DAG: every entry's options against its spec, the schema and the references."""
     default = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     schema_path = ROOT / "config" / "config.schema.yaml"
-    schema = yaml.safe_load(schema_path.read_text())
     for example in yaml_examples():
         config = copy.deepcopy(default)
         for key, value in example.items():

@@ -202,7 +202,9 @@ def prepare(path: Path, config: dict[str, Any], method: str, model: str) -> Prep
     _page_text(stages, documents, pages_dir, text_dir, config["text"])
     index_dirs = _index(stages, cache, retrievers, pages_dir, text_dir)
     knowledge = None
-    if method_config.get("type") == "slideagent":
+    from docqa.methods import METHODS
+
+    if METHODS.get(method_config["type"]).needs_knowledge:
         folder = _model_folder(model, config["models"][model])
         knowledge = _knowledge(stages, cache, config, model, folder, _threads())
     return Prepared(

@@ -4,12 +4,10 @@ options are read from its spec (docqa.runtime.spec)."""
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 
 import pytest
 from helpers.workflow import default_config, snakemake, workflow_copy
-
 
 
 def edited(section: str, name: str, entry: dict) -> dict:

@@ -17,9 +17,11 @@ from pathlib import Path
 import pytest
 from helpers.slideagent_script import QUESTION, SlideScript, build
 
+from docqa.backends.errors import InfrastructureError
 from docqa.core.jsonl import write_jsonl
 from docqa.methods.base import DocumentEnv
 from docqa.methods.slideagent.knowledge import read_knowledge
+from docqa.stages.knowledge import KnowledgeInfrastructureFailure
 
 DOCS = ("acme", "acme-copy")
 
@@ -75,6 +77,24 @@ def test_a_document_whose_build_fails_is_skipped_with_its_error(
     failures = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
     assert {f["doc_id"] for f in failures} == {"broken", *DOCS}
     assert all("out of memory" in f["error"] for f in failures if f["doc_id"] in DOCS)
+
+
+def test_an_infrastructure_error_fails_the_build_and_keeps_the_partial_folder(
+    acme: DocumentEnv, tmp_path: Path
+) -> None:
+    """A server that is down says nothing about the documents: no document is recorded as
+    failed, the job fails naming the error, and the partial folder stays for the rerun."""
+    files = write_stage_inputs(acme, tmp_path / "inputs")
+    out = tmp_path / "knowledge"
+    down = InfrastructureError("model m: no answer from http://127.0.0.1:9/v1; start it")
+    with pytest.raises(KnowledgeInfrastructureFailure) as failed:
+        build(files, SlideScript({"refine": down}), out)
+    message = str(failed.value)
+    assert "1 document(s) could not be built for an infrastructure reason" in message
+    assert "InfrastructureError: model m: no answer from http://127.0.0.1:9/v1" in message
+    assert str(out.with_name("knowledge.partial")) in message
+    assert not out.exists()
+    assert not (out.with_name("knowledge.partial") / "failures.jsonl").exists()
 
 
 #: a build whose second document hangs until the test kills the process

@@ -65,3 +65,20 @@ def test_lint_is_clean() -> None:
     result = snakemake(ROOT, "--lint")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Lints for" not in result.stdout + result.stderr, result.stdout + result.stderr
+
+
+def test_training_names_a_method_whose_type_declares_trajectory_training(tmp_path: Path) -> None:
+    """The check reads the method type's declaration (``trajectory_training``), not its name."""
+    from helpers.training import training_config
+
+    config = training_config(tmp_path / "student")
+    check_references(config)  # docpilot declares it
+    config["methods"]["text_rag_top1"] = {"type": "text_rag", "retriever": "bm25", "top_k": 1}
+    config["training"]["tiny"]["method"] = "text_rag_top1"
+    with pytest.raises(ConfigError) as error:
+        check_references(config)
+    assert (
+        "training.tiny.method: 'text_rag_top1' is a text_rag method, which training cannot learn "
+        "from (its type does not declare trajectory_training); name a method entry of type "
+        "docpilot"
+    ) in str(error.value)

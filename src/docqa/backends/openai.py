@@ -204,8 +204,10 @@ class OpenAICompatible(Backend):
                 if attempt == options.max_retries:
                     raise InfrastructureError(
                         f"model {self.name}: no answer from {options.base_url} after "
-                        f"{attempt + 1} tries (last: {error}); check the server, or raise "
-                        f"models.{self.name}.max_retries / timeout_s"
+                        f"{attempt + 1} tries (last: {error}); check the server: start it, or "
+                        f"correct models.{self.name}.base_url, or see its log for why it fails; "
+                        f"a server that is only slow needs a higher models.{self.name}."
+                        "max_retries / timeout_s"
                     ) from None
                 wait = min(
                     options.max_backoff_s, error.retry_after or options.backoff_s * 2**attempt
@@ -233,10 +235,16 @@ class OpenAICompatible(Backend):
                     error.headers.get("Retry-After"),
                 ) from None
             if error.code in (401, 403):
+                variable = self.options.api_key_env
+                fix = (
+                    f"check the key in ${variable} and its access to {self.options.model}"
+                    if variable
+                    else f"the request carried no API key: set models.{self.name}.api_key_env "
+                    "to the environment variable that holds one"
+                )
                 raise InfrastructureError(
                     f"model {self.name}: {self.options.base_url} refused the request (HTTP "
-                    f"{error.code}); check the key in ${self.options.api_key_env} and its access "
-                    f"to {self.options.model}"
+                    f"{error.code}); {fix}"
                 ) from None
             raise RuntimeError(
                 f"model {self.name}: HTTP {error.code} from {self.options.base_url}: {detail}"

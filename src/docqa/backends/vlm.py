@@ -22,7 +22,7 @@ import gc
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from transformers import AutoModelForImageTextToText, AutoProcessor, StoppingCriteriaList
@@ -40,9 +40,11 @@ from docqa.backends.loading import load_errors, load_pretrained
 from docqa.backends.model_families import family_of, image_token_id
 from docqa.backends.pixels import DEFAULT_MAX_PIXELS, check_pages, open_page
 from docqa.backends.request import ChatRequest
-from docqa.backends.transformers import TransformersOptions
 from docqa.backends.transformers_lm import StopCriteria, cut_at_stop, generated_count
 from docqa.core.prediction import Usage
+
+if TYPE_CHECKING:  # the spec's module registers this backend and imports this one lazily
+    from docqa.backends.transformers import TransformersOptions
 
 log = logging.getLogger(__name__)
 

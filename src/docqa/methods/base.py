@@ -14,8 +14,8 @@ from docqa.core.document import Document, Page
 from docqa.core.element import Element
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
-from docqa.methods.page_labels import label_ranges, page_numbers
 from docqa.methods.baseline_prompts import PromptStyle
+from docqa.methods.page_labels import label_ranges, page_numbers
 from docqa.retrievers import PageSearcher
 from docqa.runtime.spec import Field, Options, refers_to
 
@@ -232,12 +232,27 @@ class Method(ABC):
 
     The runner keeps many questions in flight, so model calls of different questions are
     batched by the client without the method doing anything for it. A method is built from its
-    validated option spec (``create_method``), kept as ``options``.
+    validated option spec (``create_method``), kept as ``options``. A question that fails
+    raises: the runner decides what the error is (docqa.methods.errors); a method that wants its
+    trace so far kept fails inside :func:`docqa.methods.partial.keeping_trace`.
+
+    What a method needs from the pipeline beyond its options, it declares here, and the generic
+    code (the rules, the report's plan, the training config check) reads the declaration
+    through ``METHODS.get(type)``.
     """
 
     options: MethodOptions
     #: retrievers whose indexes this method needs (the pipeline builds them first)
     retrievers: tuple[str, ...] = ()
+    #: reads a knowledge base of the run's (dataset, model): the build_knowledge rule makes it
+    #: first and the runner hands its folder over as the ``knowledge_dir`` option
+    needs_knowledge: ClassVar[bool] = False
+    #: its traces end in a ``summary`` step with recall by round and calls per action, which
+    #: the report's agent figures plot
+    traces_rounds: ClassVar[bool] = False
+    #: training (docqa.training) can synthesize trajectories with it and learn from them: its
+    #: calls are the prompts the teacher and the student are trained on
+    trajectory_training: ClassVar[bool] = False
 
     def __init__(self, options: MethodOptions) -> None:
         self.options = options

@@ -1,17 +1,19 @@
 """Which report outputs a config has: figures whose inputs the experiment grid cannot produce
-(no DocPilot run, no second top-k, no bf16/nf4 pair) are not planned at all, so no empty
-figure files lie around. Decided from the config alone, so the DAG is known before any job."""
+(no run of a method whose traces have rounds, no second top-k, no bf16/nf4 pair) are not
+planned at all, so no empty figure files lie around. Decided from the config alone (and the
+declarations of its methods' types), so the DAG is known before any job."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from docqa.methods import METHODS
+
 Grid = list[tuple[str, str, str]]
 #: figures every grid has (an empty grid is impossible: the schema needs one experiment)
 ALWAYS = ("score_by_kind", "retrieval_recall", "score_vs_cost")
+#: planned when a method of the grid declares ``traces_rounds`` (docqa.methods.base.Method)
 AGENT_FIGURES = ("recall_by_round", "calls_per_action")
-#: method types whose traces end in a summary step with recall by round and calls per action
-AGENT_TYPES = ("docpilot",)
 DEFAULT_PRECISION = "bf16"
 
 
@@ -51,7 +53,8 @@ def report_figures(config: dict[str, Any], grid: Grid) -> list[str]:
     figures = list(ALWAYS)
     if any(len(ks) > 1 for ks in top_k_series(config, grid).values()):
         figures.append("score_by_top_k")
-    if any(config["methods"][method]["type"] in AGENT_TYPES for _, method, _ in grid):
+    types = {config["methods"][method]["type"] for _, method, _ in grid}
+    if any(METHODS.get(method_type).traces_rounds for method_type in types):
         figures.extend(AGENT_FIGURES)
     if quantization_groups(config, grid):
         figures.append("quantization")

@@ -3,10 +3,11 @@
 Questions run concurrently (up to ``concurrency`` in flight) so that the model client can batch
 their requests. Each finished prediction is checkpointed at once; a killed job resumes with the
 questions it had not finished. A question that fails — its document could not be rendered, or
-the method raised — is recorded as a prediction with ``error`` set and the job goes on.
+the method raised for a reason of the question (docqa.methods.errors decides) — is recorded as
+a prediction with ``error`` set, with the trace the method kept, and the job goes on.
 
 A question that fails for an infrastructure reason (server down, key refused, cache corrupt,
-out of memory after the retry: docqa.backends.errors) is not recorded: past
+out of memory after the retry: docqa.methods.errors) is not recorded: past
 ``max_infrastructure_errors`` such questions the job starts no new question, lets those in
 flight finish and raises ``InfrastructureFailure``. Its answered questions stay in the
 checkpoint, which lives outside Snakemake's outputs (docqa.runtime.checkpoint, ``keep``), so
@@ -27,7 +28,6 @@ from tqdm import tqdm
 from docqa.backends import create_backend
 from docqa.backends.cache import ResponseCache
 from docqa.backends.client import ModelClient
-from docqa.backends.errors import error_kind
 from docqa.backends.model_spec import ModelSpec
 from docqa.core.error_kinds import DOCUMENT, INFRASTRUCTURE
 from docqa.core.jsonl import read_jsonl
@@ -35,6 +35,8 @@ from docqa.core.prediction import Prediction, write_predictions
 from docqa.core.question import Question
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.errors import classify
+from docqa.methods.partial import PartialAnswer
 from docqa.methods.store import DocumentStore
 from docqa.runtime.checkpoint import Checkpoint, fingerprint
 from docqa.stages.shards import Shard
@@ -140,28 +142,12 @@ async def _answer_all(
         async with gate:
             if len(held) > max_infrastructure_errors:
                 return None  # not started: the rerun asks it
-            try:  # one broken question must not stop the job
-                # a question with a page window reads and retrieves only inside it
-                found = store.question_env(question, method.retrievers)
-                if found.env is None:
-                    error = "; ".join(
-                        missing_document_error(doc_id, store, failures) for doc_id in found.missing
-                    )
-                    if question.over_several:
-                        error = (
-                            f"missing documents {found.missing} of {question.documents}: {error}"
-                        )
-                    return Prediction(question.question_id, "", error=error, error_kind=DOCUMENT)
-                prediction = await method.answer(question, found.env, models)
-                if question.over_several:
-                    return over_documents(prediction, found.env, found.missing)
-                return prediction
-            except Exception as error:
-                log.warning("question %s failed: %r", question.question_id, error)
-                message = f"{type(error).__name__}: {error}"
-                return Prediction(
-                    question.question_id, "", error=message, error_kind=error_kind(error)
-                )
+            try:
+                return await answer_question(question, method, store, models, failures)
+            except Exception as error:  # what it is, classify decides (docqa.methods.errors)
+                failed = classify(error)
+                log.warning("question %s failed: %s", question.question_id, failed.message)
+                return failed.prediction(question.question_id)
 
     def record(prediction: Prediction) -> None:
         """Record one answer. A row that cannot be written (whatever a method put in it) is
@@ -195,6 +181,31 @@ async def _answer_all(
         for client in (models.main, *models.roles.values()):
             await client.close()
     return held
+
+
+async def answer_question(
+    question: Question, method: Method, store: DocumentStore, models: Models, failures: Path
+) -> Prediction:
+    """The method's prediction for ``question``, or the error prediction of a question whose
+    documents have no pages; whatever the method raised goes up to the caller, with the trace
+    it kept (:class:`PartialAnswer`) named by document for a question over several."""
+    # a question with a page window reads and retrieves only inside it
+    found = store.question_env(question, method.retrievers)
+    if found.env is None:
+        error = "; ".join(
+            missing_document_error(doc_id, store, failures) for doc_id in found.missing
+        )
+        if question.over_several:
+            error = f"missing documents {found.missing} of {question.documents}: {error}"
+        return Prediction(question.question_id, "", error=error, error_kind=DOCUMENT)
+    if not question.over_several:
+        return await method.answer(question, found.env, models)
+    try:
+        prediction = await method.answer(question, found.env, models)
+    except PartialAnswer as failed:
+        partial = over_documents(failed.partial, found.env, found.missing)
+        raise PartialAnswer(partial, failed.error) from failed.error
+    return over_documents(prediction, found.env, found.missing)
 
 
 def over_documents(prediction: Prediction, env: DocumentEnv, missing: list[str]) -> Prediction:

@@ -6,8 +6,11 @@ The output is a folder with one ``<doc_id>.json`` per document (see
 nothing failed). The folder is built as ``<out>.partial/`` and renamed when complete, so
 Snakemake never sees half a folder; a killed job resumes with the documents already written,
 unless the partial folder was made with other settings or inputs (``fingerprint.json``), in
-which case it is started again. A document that cannot be read or whose build fails is recorded
-in ``failures.jsonl`` and skipped: its questions fail with an error that names that file.
+which case it is started again. A document that cannot be read or whose build fails for a
+reason of its own is recorded in ``failures.jsonl`` and skipped: its questions fail with an
+error that names that file. A build that fails for an infrastructure reason (the model server
+down, the key refused: docqa.methods.errors decides) fails the job at once, keeping the partial
+folder, so the rerun after the fix builds only the documents not built yet.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from docqa.backends.client import ModelClient
 from docqa.backends.model_spec import ModelSpec
 from docqa.core.failures import Failure, write_failures
 from docqa.methods.base import DocumentEnv
+from docqa.methods.errors import classify
 from docqa.methods.slideagent.build import KnowledgeSettings, build_knowledge
 from docqa.methods.slideagent.knowledge import VERSION, knowledge_file, write_knowledge
 from docqa.methods.store import DocumentStore
@@ -142,18 +146,25 @@ async def _build_all(
 ) -> list[Failure]:
     gate = asyncio.Semaphore(concurrency)
     failed: list[Failure] = []
+    held: list[str] = []  # documents that failed for an infrastructure reason
 
     async def build(env: DocumentEnv) -> None:
         async with gate:
+            if held:
+                return  # not started: the rerun builds it
             doc_id = env.document.doc_id
-            try:  # one broken document must not stop the job
+            try:
                 knowledge = await build_knowledge(env, client, model_name, settings)
-            except Exception as error:
+            except Exception as error:  # what it is, classify decides (docqa.methods.errors)
+                error_of = classify(error)
+                if error_of.infrastructure:
+                    held.append(error_of.message)
+                    return
                 failed.append(
                     _failure(
                         doc_id,
                         Path(env.document.path),
-                        f"{type(error).__name__}: {error}",
+                        error_of.message,
                         "fix the document or the model, then rerun the build_knowledge rule",
                     )
                 )
@@ -167,7 +178,22 @@ async def _build_all(
                 bar.update()
     finally:
         await client.close()
+    if held:
+        raise KnowledgeInfrastructureFailure(held, folder)
     return failed
+
+
+class KnowledgeInfrastructureFailure(RuntimeError):
+    """The build_knowledge job failed because documents failed for an infrastructure reason;
+    the message names the first error, where the built documents are kept and the fix."""
+
+    def __init__(self, held: list[str], partial: Path) -> None:
+        super().__init__(
+            f"the knowledge of {len(held)} document(s) could not be built for an "
+            f"infrastructure reason (first: {held[0]}); the job stops rather than record the "
+            f"documents as failed. The documents built so far are kept in {partial}: fix the "
+            "cause and rerun, and only the documents not built yet are built"
+        )
 
 
 def _prepare(partial: Path, stamp: str) -> None:

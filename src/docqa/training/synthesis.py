@@ -11,7 +11,9 @@ in the environment, on the pages the trajectory navigated to, with the teacher k
 evidence (the paper's "data-grounded reasoning traces").
 
 Questions are answered one at a time (the teacher's note is per question); a question whose
-run fails is written with its error and later dropped by filtering (reason ``run_error``).
+run fails is written with its error and later dropped by filtering (reason ``run_error``), and
+a run that fails for an infrastructure reason (the teacher's server down, its key refused:
+docqa.methods.errors) fails the job.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ from docqa.backends.model_spec import ModelSpec
 from docqa.core.jsonl import read_jsonl
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
-from docqa.methods import create_method
+from docqa.methods import METHODS, create_method
 from docqa.methods.base import DocumentEnv, Models
+from docqa.methods.errors import classify
 from docqa.methods.store import DocumentStore
 from docqa.training.teacher import Teacher
 
@@ -56,10 +59,10 @@ def synthesize(
     max_questions: int | None = None,
 ) -> dict[str, int]:
     """Write one trajectory row per usable question to ``out``; returns counts."""
-    if method_config.get("type") != "docpilot":
+    if not METHODS.get(method_config["type"]).trajectory_training:
         raise ValueError(
-            f"synthesize_trajectories runs the docpilot method, not {method_config.get('type')!r}:"
-            " set training.<name>.method to a docpilot method entry"
+            f"synthesize_trajectories runs a method that declares trajectory_training, not "
+            f"{method_config['type']!r}: set training.<name>.method to a docpilot method entry"
         )
     rows = [Question.from_dict(row) for row in read_jsonl(questions)]
     chosen = [q for q in rows if usable(q)][:max_questions]
@@ -109,9 +112,12 @@ async def run_question(
             prediction = Prediction(question.question_id, "", error="document not readable")
         else:
             prediction = await method.answer(question, env, Models(client))
-    except Exception as error:  # one broken question must not stop synthesis
-        log.warning("question %s failed: %r", question.question_id, error)
-        prediction = Prediction(question.question_id, "", error=f"{type(error).__name__}: {error}")
+    except Exception as error:  # what it is, classify decides (docqa.methods.errors)
+        failed = classify(error)
+        if failed.infrastructure:
+            raise  # the teacher's server or key: no trajectory is worth writing
+        log.warning("question %s failed: %s", question.question_id, failed.message)
+        prediction = failed.prediction(question.question_id)
     finally:
         await client.close()
     return {

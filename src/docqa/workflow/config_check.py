@@ -75,11 +75,15 @@ def training_reference_errors(config: dict[str, Any]) -> list[str]:
         for key, value, section in used:
             if value not in config[section]:
                 errors.append(f"training.{name}.{key}: {value!r} is not defined under '{section}:'")
-        method = config["methods"].get(entry["method"], {})
-        if method and method.get("type") != "docpilot":
+        kind = config["methods"].get(entry["method"], {}).get("type")
+        methods = registry_of("methods")
+        if kind in methods.names() and not methods.get(kind).trajectory_training:
+            methods.load_all()
+            trainable = [m for m in methods.names() if methods.get(m).trajectory_training]
             errors.append(
-                f"training.{name}.method: {entry['method']!r} is a {method.get('type')} method; "
-                "synthesis runs a docpilot method entry"
+                f"training.{name}.method: {entry['method']!r} is a {kind} method, which "
+                "training cannot learn from (its type does not declare trajectory_training); "
+                f"name a method entry of type {' or '.join(trainable)}"
             )
         for stage, settings in entry["stages"].items():
             start = settings.get("from")

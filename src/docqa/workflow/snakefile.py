@@ -17,6 +17,7 @@ from docqa.datasets.catalogue import (
     download_spec,
     prepare_params,
 )
+from docqa.methods import METHODS
 from docqa.report.plan import (
     quantization_groups,
     report_figures,
@@ -53,6 +54,12 @@ def role_models(config: dict[str, Any]) -> dict[str, str]:
         for key, value in config.items()
         if key.endswith(MODEL_OPTION_SUFFIX) and value
     }
+
+
+def needs_knowledge(config: dict[str, Any]) -> bool:
+    """Whether a method's config entry is of a type that reads a knowledge base (the type's
+    ``needs_knowledge``), which the build_knowledge rule makes first."""
+    return METHODS.get(config["type"]).needs_knowledge
 
 
 def retriever_names(config: dict[str, Any]) -> list[str]:
@@ -98,6 +105,7 @@ __all__ = [
     "experiment_grid",
     "fused_entries",
     "local_inputs",
+    "needs_knowledge",
     "prepare_params",
     "quantization_groups",
     "report_figures",

@@ -24,9 +24,11 @@ from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import Question
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv, Models
+from docqa.methods.errors import classify
 from docqa.methods.mdocagent import prompts
 from docqa.methods.mdocagent.method import MDocAgent
 from docqa.methods.mdocagent.requests import NO_OCR_TEXT
+from docqa.methods.partial import PartialAnswer
 from docqa.report.traces import render_trace_html
 
 PAGE_TEXTS = [
@@ -113,11 +115,13 @@ def ask(
     env: DocumentEnv,
     replies: dict[str, Any] | None = None,
     text_replies: dict[str, Any] | None = None,
+    log: list[tuple[str, str, Any]] | None = None,
     **options: Any,
 ) -> tuple[Prediction, list[tuple[str, str, ChatRequest]]]:
     """Run the method with a scripted VLM (and a separate scripted text model if
-    ``text_replies`` is given); the prediction and the shared log of (agent, model, request)."""
-    log: list[tuple[str, str, Any]] = []
+    ``text_replies`` is given); the prediction and the shared log of (agent, model, request),
+    which goes to ``log`` when one is given."""
+    log = [] if log is None else log
     vlm = AgentScript("vlm", {**CLEAN, **(replies or {})}, log)
     text = AgentScript("llm", {**CLEAN, **text_replies}, log) if text_replies is not None else None
 
@@ -354,10 +358,16 @@ def test_an_empty_answer_stays_empty_or_falls_back_to_the_agents(env: DocumentEn
 
 
 def test_a_failed_call_ends_the_question_with_its_trace_and_usage(env: DocumentEnv) -> None:
-    prediction, log = ask(env, {"image": RuntimeError("CUDA out of memory")})
+    """The method raises, carrying its trace so far; the runner's classification of the error
+    (docqa.methods.errors) makes the recorded prediction."""
+    log: list[tuple[str, str, Any]] = []
+    with pytest.raises(PartialAnswer) as raised:
+        ask(env, {"image": RuntimeError("CUDA out of memory")}, log=log)
     assert [agent for agent, _, _ in log] == ["general", "critical", "text", "image"]
+    prediction = classify(raised.value).prediction(QUESTION.question_id)
     assert prediction.answer == ""
     assert prediction.error == "RuntimeError: CUDA out of memory"
+    assert prediction.error_kind == "input"
     assert prediction.usage.calls == 3
     image = [s for s in prediction.trace if s.get("agent") == "image"]
     assert image

@@ -12,13 +12,24 @@ from helpers.slideagent_script import QUESTION, SlideScript, ask, step
 from PIL import Image
 
 from docqa.core.document import Page
+from docqa.core.prediction import Prediction
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv
+from docqa.methods.errors import classify
+from docqa.methods.partial import PartialAnswer
 from docqa.methods.slideagent import SlideAgent, SlideAgentOptions, prompts
 from docqa.methods.slideagent.knowledge import write_knowledge
 from docqa.report.traces import render_trace_html
 
 QUESTION_AGENTS = ("classifier", "subqueries", "read_global", "read_page", "read_element")
+
+
+def recorded_failure(method: SlideAgent, env: DocumentEnv, backend: SlideScript) -> Prediction:
+    """What the infer stage records of a question the method fails: the method raises, carrying
+    its trace so far, and the runner's classification (docqa.methods.errors) makes the row."""
+    with pytest.raises(PartialAnswer) as raised:
+        ask(method, env, backend)
+    return classify(raised.value).prediction(QUESTION.question_id)
 
 
 def question_agents(backend: SlideScript) -> list[str]:
@@ -219,7 +230,7 @@ def test_a_prebuilt_knowledge_base_is_read_not_rebuilt(
 def test_a_missing_or_stale_knowledge_base_is_a_clear_error(
     indexed: DocumentEnv, tmp_path: Path
 ) -> None:
-    missing = ask(
+    missing = recorded_failure(
         SlideAgent(SlideAgentOptions(knowledge_dir=str(tmp_path))), indexed, SlideScript()
     )
     assert "no knowledge base for document 'acme'" in missing.error
@@ -230,14 +241,17 @@ def test_a_missing_or_stale_knowledge_base_is_a_clear_error(
     knowledge = builder._knowledge["acme"]
     knowledge.pages = knowledge.pages[:2]
     write_knowledge(tmp_path, knowledge)
-    stale = ask(SlideAgent(SlideAgentOptions(knowledge_dir=str(tmp_path))), indexed, SlideScript())
+    stale = recorded_failure(
+        SlideAgent(SlideAgentOptions(knowledge_dir=str(tmp_path))), indexed, SlideScript()
+    )
     assert "has 2 pages, the document 6" in stale.error
 
 
 def test_a_failed_model_call_ends_the_question_with_its_trace(indexed: DocumentEnv) -> None:
     backend = SlideScript({"read_page": RuntimeError("GPU fell over")})
-    prediction = ask(SlideAgent(SlideAgentOptions()), indexed, backend)
+    prediction = recorded_failure(SlideAgent(SlideAgentOptions()), indexed, backend)
     assert prediction.error == "RuntimeError: GPU fell over"
+    assert prediction.error_kind == "input"
     assert prediction.answer == ""
     assert prediction.trace[-1]["step"] == "result"
     assert step(prediction, "retrieve")["pages"]

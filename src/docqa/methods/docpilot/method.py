@@ -157,6 +157,8 @@ class DocPilot(Method):
     """The ReAct loop (module docstring); its options: :class:`DocPilotOptions`."""
 
     options: DocPilotOptions
+    traces_rounds = True
+    trajectory_training = True
 
     def __init__(self, options: DocPilotOptions) -> None:
         super().__init__(options)

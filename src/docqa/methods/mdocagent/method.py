@@ -32,8 +32,9 @@ MDAi/MDAt) and ``without_general_critical`` (MDAs, in which the text and image a
 bare question).
 
 Every reply that needs a fallback is named in its trace step and in the final ``result`` step,
-and counted in ``usage.fallbacks``. A model call that fails ends the question with ``error`` set
-and keeps the trace and usage up to that point.
+and counted in ``usage.fallbacks``. A model call that fails ends the question: the method raises,
+keeping the trace and usage up to that point (docqa.methods.partial), and the runner records
+the error or, for an infrastructure error, stops the job (docqa.methods.errors).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models
 from docqa.methods.mdocagent import requests
 from docqa.methods.mdocagent.parsing import Parser, parse_answer, parse_clues
 from docqa.methods.mdocagent.prompts import PromptStyle, prompt_set
+from docqa.methods.partial import keeping_trace
 from docqa.runtime.spec import Field, refers_to
 
 Ablation = Literal["none", "without_text", "without_image", "without_general_critical"]
@@ -123,10 +125,8 @@ class MDocAgent(Method):
 
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         run = _Run(question.question_id, env)
-        try:
+        with keeping_trace(lambda: run.prediction("")):  # a failure keeps the trace so far
             answer = await self._chain(question.question, env, models, run)
-        except Exception as error:  # a failed call ends this question, keeping its trace
-            return run.prediction("", error=f"{type(error).__name__}: {error}")
         return run.prediction(answer)
 
     async def _chain(self, question: str, env: DocumentEnv, models: Models, run: _Run) -> str:
@@ -262,9 +262,9 @@ class _Run:
             self.fallbacks.extend(fallbacks)
             self.usage.fallbacks += len(fallbacks)
 
-    def prediction(self, answer: str, error: str = "") -> Prediction:
+    def prediction(self, answer: str) -> Prediction:
         self.trace.append({"step": "result", "output": answer, "fallbacks": self.fallbacks})
-        return Prediction(self.question_id, answer, self.pages, self.trace, self.usage, error)
+        return Prediction(self.question_id, answer, self.pages, self.trace, self.usage)
 
     def _describe(self, request: ChatRequest) -> str:
         """The request as a reader of the trace needs it: each message's role, its text with

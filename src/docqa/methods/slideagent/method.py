@@ -15,7 +15,9 @@ Per question:
 5. one reader per activated level (global knowledge; pages with their knowledge; elements) and
    the synthesizer over their answers.
 
-A model call that fails ends the question with ``error`` set and keeps the trace up to there.
+A model call that fails (or a missing knowledge base) ends the question: the method raises,
+keeping its trace up to there (docqa.methods.partial), and the runner decides what the error is
+(docqa.methods.errors).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from docqa.core.question import Question
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models, WindowSearcher
 from docqa.methods.document_set import member_env
+from docqa.methods.partial import keeping_trace
 from docqa.methods.slideagent import prompts, requests
 from docqa.methods.slideagent.build import KnowledgeSettings, build_knowledge
 from docqa.methods.slideagent.calls import CallLog, image_labels
@@ -117,6 +120,7 @@ class SlideAgentOptions(MethodOptions):
 @METHODS.register("slideagent", options=SlideAgentOptions)
 class SlideAgent(Method):
     options: SlideAgentOptions
+    needs_knowledge = True
 
     def __init__(self, options: SlideAgentOptions) -> None:
         super().__init__(options)
@@ -144,10 +148,8 @@ class SlideAgent(Method):
     async def answer(self, question: Question, env: DocumentEnv, models: Models) -> Prediction:
         log = CallLog(image_labels(env))
         looked: list[int] = []  # the pages the readers were shown, filled as they run
-        try:
+        with keeping_trace(lambda: self._prediction(question, log, looked, "")):
             answer = await self._answer(question, env, models.main, log, looked)
-        except Exception as error:  # a failed call ends this question, keeping its trace
-            return self._prediction(question, log, looked, "", f"{type(error).__name__}: {error}")
         return self._prediction(question, log, looked, answer)
 
     async def _answer(
@@ -345,11 +347,11 @@ class SlideAgent(Method):
         return self._built[doc_id]
 
     def _prediction(
-        self, question: Question, log: CallLog, pages: list[int], answer: str, error: str = ""
+        self, question: Question, log: CallLog, pages: list[int], answer: str
     ) -> Prediction:
         fallbacks = sorted(log.fallbacks.elements())
         log.trace.append({"step": "result", "output": answer, "fallbacks": fallbacks})
-        return Prediction(question.question_id, answer, pages, log.trace, log.usage, error)
+        return Prediction(question.question_id, answer, pages, log.trace, log.usage)
 
 
 def _model_label(client: ModelClient) -> str:
