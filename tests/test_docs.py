@@ -24,7 +24,7 @@ from docqa.core.document import Document, Page
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.datasets import DATASETS
-from docqa.methods import METHODS
+from docqa.methods import METHODS, create_method
 from docqa.methods.base import DocumentEnv, Models
 from docqa.metrics import METRICS
 from docqa.retrievers import RETRIEVERS, IndexedPage, create_retriever
@@ -129,6 +129,7 @@ def examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Modul
     for registry in registries.values():
         monkeypatch.setattr(registry, "modules", dict(registry.modules))
         monkeypatch.setattr(registry, "_items", dict(registry._items))
+        monkeypatch.setattr(registry, "_options", dict(registry._options))
     loaded = {}
     for module_name, code in example_modules().items():
         package, name = module_name.split(".")[1:]
@@ -138,7 +139,7 @@ def examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Modul
         module = importlib.util.module_from_spec(spec)
         monkeypatch.setitem(sys.modules, module_name, module)
         registry = registries[package]
-        registered = re.findall(r'register\("(\w+)"\)', code)
+        registered = re.findall(r'register\("(\w+)"', code)
         assert len(registered) == 1, f"{module_name} should register one name"
         registry.modules[registered[0]] = module_name  # the map line the page asks for
         spec.loader.exec_module(module)
@@ -206,7 +207,7 @@ def test_method_example_reads_the_first_pages_through_the_backend_example(
     pages = [Page("deck", i, f"page-{i}.png", 10, 10, 200) for i in range(3)]
     env = DocumentEnv(document, pages, ["agenda", "revenue 12", "staff 3"])
     question = Question("q1", "deck", "Revenue?", "12", "Str", [1])
-    method = METHODS.get("first_pages")(pages=2)
+    method = create_method({"type": "first_pages", "pages": 2})
 
     async def ask() -> Prediction:
         client = ModelClient(backend)
@@ -220,7 +221,7 @@ def test_method_example_reads_the_first_pages_through_the_backend_example(
     assert prediction.trace[0]["step"] == "read"
     assert prediction.usage.calls == 1
     with pytest.raises(ValueError, match="at least 1"):
-        METHODS.get("first_pages")(pages=0)
+        create_method({"type": "first_pages", "pages": 0})
 
 
 def test_metric_example_scores_and_aggregates(examples: dict) -> None:
