@@ -223,7 +223,7 @@ def test_method_example_reads_the_first_pages_through_the_backend_example(
     assert (prediction.answer, prediction.pages) == ("12", [0, 1])
     assert prediction.trace[0]["step"] == "read"
     assert prediction.usage.calls == 1
-    with pytest.raises(ValueError, match="pages"):
+    with pytest.raises(ValueError, match="at least 1"):
         create_method({"type": "first_pages", "pages": 0})
 
 
