@@ -141,7 +141,7 @@ class OptionRow:
 
 
 def describe(spec: type[Options]) -> list[OptionRow]:
-    """Every option of ``spec`` in declaration order: its type, default and help."""
+    """Every option of ``spec`` in declaration order: its type with its bounds, default and help."""
     rows = []
     for name, field in spec.model_fields.items():
         default = (
@@ -149,8 +149,25 @@ def describe(spec: type[Options]) -> list[OptionRow]:
             if field.is_required()
             else _show(field.get_default(call_default_factory=True))
         )
-        rows.append(OptionRow(name, _type_name(field.annotation), default, field.description or ""))
+        kind = " ".join(filter(None, (_type_name(field.annotation), _bounds(field.metadata))))
+        rows.append(OptionRow(name, kind, default, field.description or ""))
     return rows
+
+
+#: annotated-types constraint → how a config reader writes it
+_BOUNDS = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<", "min_length": "length >=",
+           "max_length": "length <="}  # fmt: skip
+
+
+def _bounds(metadata: list[Any]) -> str:
+    """A field's bounds as ``>= 1``, ``> 0, <= 4``; empty when it has none."""
+    found = []
+    for constraint in metadata:
+        for attribute, sign in _BOUNDS.items():
+            value = getattr(constraint, attribute, None)
+            if value is not None:
+                found.append(f"{sign} {value:g}" if isinstance(value, float) else f"{sign} {value}")
+    return ", ".join(found)
 
 
 def _show(value: Any) -> str:
