@@ -120,7 +120,7 @@ def _facts(prediction: Prediction, question: Question) -> str:
     if question.over_several:
         evidence = ", ".join(f"{doc} p. {page + 1}" for doc, page in question.evidence) or "none"
     else:
-        evidence = ", ".join(str(p + 1) for p in question.evidence_pages) or "none"
+        evidence = ", ".join(str(page + 1) for _, page in question.evidence) or "none"
     rows = [
         ("document" if not question.over_several else "documents", ", ".join(question.documents)),
         ("gold answer", f"{gold} ({question.answer_format})" if question.has_gold else "none"),
@@ -208,7 +208,8 @@ class _Thumbnails:
         if not question.over_several or listed is None:
             by_index = {page.index: page for page in pages}
             labels = {index: str(index + 1) for index in by_index}
-            return cls(by_index, labels, set(question.evidence_pages), html_folder)
+            gold = set() if question.over_several else set(question.evidence_in(question.doc_id))
+            return cls(by_index, labels, gold, html_folder)
         by_document: dict[str, list[Page]] = {}
         for page in sorted(pages, key=lambda page: page.index):
             by_document.setdefault(page.doc_id, []).append(page)

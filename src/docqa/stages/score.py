@@ -251,12 +251,7 @@ def _score_question(
 ) -> dict[str, Any]:
     """One question's row, unrounded: its scores, page scores and what was compared."""
     answered = prediction or Prediction(question.question_id, "")
-    # a question over several documents compares (document, page) pairs
-    pages = (
-        retrieval.score(question.evidence, answered.locations(question.doc_id))
-        if question.over_several
-        else retrieval.score(question.evidence_pages, answered.pages)
-    )
+    pages = retrieval.score(question.evidence, answered.locations(question.doc_id))
     if not question.has_gold:  # answered, shown, but nothing to compare the answer with
         scores: Scores = {scorer.row_score: None}
         skipped = {"skipped": NO_GOLD}
@@ -279,7 +274,7 @@ def _score_question(
         "error": MISSING if prediction is None else prediction.error,
         "error_kind": "" if prediction is None else prediction.error_kind,
         "doc_id": question.doc_id,
-        "evidence_pages": question.evidence_pages,
+        "evidence_pages": [] if question.over_several else question.evidence_in(question.doc_id),
         "page_window": question.page_window,
         "tags": question.tags,
         **_documents(question, answered),
