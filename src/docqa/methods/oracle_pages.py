@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
+from docqa.core.trace import as_trace
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.baseline_prompts import check_style
@@ -40,4 +41,4 @@ class OraclePages(Method):
             self.prompt,
             self.temperature,
         )
-        return Prediction(question.question_id, answer, pages, [step], usage)
+        return Prediction(question.question_id, answer, pages, as_trace([step]), usage)

@@ -31,6 +31,7 @@ from typing import Any
 
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import UNANSWERABLE, Question
+from docqa.core.trace import as_trace
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.docpilot import labels
@@ -248,7 +249,7 @@ class DocPilot(Method):
             question.question_id,
             final if final is not None else settings.insufficient_answer,
             list(state.read),
-            trace,
+            as_trace(trace),
             usage,
         )
 

@@ -45,6 +45,7 @@ from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import Question
+from docqa.core.trace import as_trace
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.mdocagent import requests
@@ -251,7 +252,8 @@ class _Run:
 
     def prediction(self, answer: str, error: str = "") -> Prediction:
         self.trace.append({"step": "result", "output": answer, "fallbacks": self.fallbacks})
-        return Prediction(self.question_id, answer, self.pages, self.trace, self.usage, error)
+        trace = as_trace(self.trace)
+        return Prediction(self.question_id, answer, self.pages, trace, self.usage, error)
 
     def _describe(self, request: ChatRequest) -> str:
         """The request as a reader of the trace needs it: each message's role, its text with

@@ -28,6 +28,7 @@ from docqa.backends.client import ModelClient
 from docqa.backends.request import Generation
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
+from docqa.core.trace import as_trace
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models, WindowSearcher
 from docqa.methods.document_set import member_env
@@ -333,7 +334,8 @@ class SlideAgent(Method):
     ) -> Prediction:
         fallbacks = sorted(log.fallbacks.elements())
         log.trace.append({"step": "result", "output": answer, "fallbacks": fallbacks})
-        return Prediction(question.question_id, answer, pages, log.trace, log.usage, error)
+        trace = as_trace(log.trace)
+        return Prediction(question.question_id, answer, pages, trace, log.usage, error)
 
 
 def _model_label(client: ModelClient) -> str:
