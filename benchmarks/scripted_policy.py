@@ -164,9 +164,9 @@ class Gold:
     def page(self, text: str) -> int | None:
         """The question's first evidence page, 1-based (None: unknown or unanswerable)."""
         question = self.find(text)
-        if question is None or not question.evidence_pages:
+        if question is None or not question.evidence:
             return None
-        return question.evidence_pages[0] + 1
+        return question.evidence[0][1] + 1
 
 
 def _topic(question: str, words: int = 8) -> str:

@@ -209,7 +209,7 @@ def test_method_example_reads_the_first_pages_through_the_backend_example(
     document = Document("deck", "deck.pdf", 3)
     pages = [Page("deck", i, f"page-{i}.png", 10, 10, 200) for i in range(3)]
     env = DocumentEnv(document, pages, ["agenda", "revenue 12", "staff 3"])
-    question = Question("q1", "deck", "Revenue?", "12", "Str", [1])
+    question = Question("q1", "deck", "Revenue?", "12", "Str", [("deck", 1)])
     method = create_method({"type": "first_pages", "pages": 2})
 
     async def ask() -> Prediction:

@@ -85,7 +85,7 @@ def test_papertab_and_fetatab(tmp_path: Path) -> None:
         "Str",
     )
     assert first.tags == {"answer_variants": ["French-English-Spanish"]}  # blank variants dropped
-    assert second.evidence_pages == []  # UDA gives no evidence pages
+    assert second.evidence == []  # UDA gives no evidence pages
     assert [f.error for f in loaded.skipped] == ["field 'answer' is empty"]
 
     out = tmp_path / "fetatab"
@@ -196,8 +196,14 @@ def test_finragbench_v_queries_qrels_and_page_images(tmp_path: Path) -> None:
 
     loaded = finragbench_read(tmp_path, FinRAGBenchVOptions())
     first, second, gappy = loaded.questions
-    assert (first.doc_id, first.evidence_pages) == ("NASDAQ_AMBC_2020", [1, 2])  # qrels: 2 pages
-    assert (second.doc_id, second.evidence_pages) == ("LSE_HWDN_2023", [2])  # from its own id
+    assert (first.doc_id, first.evidence_in(first.doc_id)) == (
+        "NASDAQ_AMBC_2020",
+        [1, 2],
+    )  # qrels: 2 pages
+    assert (second.doc_id, second.evidence_in(second.doc_id)) == (
+        "LSE_HWDN_2023",
+        [2],
+    )  # from its own id
     assert first.tags == {"category": "Table-Compare and Sort", "answer_type": "short"}
     assert "no evidence page" in loaded.skipped[0].error
 
@@ -253,10 +259,14 @@ def test_madqa_answer_variants_and_multi_document_evidence(tmp_path: Path) -> No
     parquet(tmp_path / "data" / "dev-00000-of-00001.parquet", rows, MADQA_SCHEMA)
     loaded = madqa_read(tmp_path, MADQAOptions())
     single, multi = loaded.questions
-    assert (single.doc_id, single.evidence_pages, single.answer) == ("1007969", [2], "P-1044")
+    assert (single.doc_id, single.evidence_in(single.doc_id), single.answer) == (
+        "1007969",
+        [2],
+        "P-1044",
+    )
     assert single.tags["answer_variants"] == ["P-1044", "P1044"]
     assert (multi.doc_id, multi.doc_ids) == ("2000001", ["2000001", "1007969"])
-    assert multi.evidence_refs == [("2000001", 0), ("2000001", 3), ("1007969", 1)]
+    assert multi.evidence == [("2000001", 0), ("2000001", 3), ("1007969", 1)]
     assert (multi.tags["kind"], multi.tags["documents_setting"]) == ("cross_doc", "evidence")
     assert (multi.answer, multi.answer_format) == (["EPA", "DOE"], "List")
     assert [f.error for f in loaded.skipped] == [

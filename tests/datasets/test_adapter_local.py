@@ -52,7 +52,7 @@ def test_csv_rows_with_and_without_answers_and_bad_rows(folder: Path, tmp_path: 
 
     assert [q.question_id for q in questions] == ["q1", "q2", "q3"]
     q1, q2, q3 = questions
-    assert (q1.doc_id, q1.answer, q1.answer_format, q1.evidence_pages) == (
+    assert (q1.doc_id, q1.answer, q1.answer_format, q1.evidence_in(q1.doc_id)) == (
         "crazyones",
         "October 14, 1998",
         "Str",
@@ -60,10 +60,10 @@ def test_csv_rows_with_and_without_answers_and_bad_rows(folder: Path, tmp_path: 
     )
     assert q1.tags == {"reviewer": "ann"}  # a column that is not docqa's is a tag
     assert q2.doc_id == "vicksburg"
-    assert q2.evidence_pages == [1, 2]
+    assert q2.evidence_in(q2.doc_id) == [1, 2]
     assert q3.answer == ""
     assert not q3.has_gold
-    assert q3.evidence_pages == []
+    assert q3.evidence == []
     assert q1.has_gold
 
     by_line = {f["path"].rsplit(" line ", 1)[1]: f for f in failures}
@@ -105,7 +105,7 @@ def test_jsonl_zero_based_pages_lists_tags_and_image_folders(folder: Path, tmp_p
     assert questions[0].answer_format == "List"
     assert questions[0].tags == {"k": "1"}
     assert questions[1].doc_id == "scan"
-    assert questions[1].evidence_pages == [0, 2]
+    assert questions[1].evidence_in(questions[1].doc_id) == [0, 2]
     assert questions[1].tags == {"kind": "layout"}
     pages = sorted((tmp_path / "data" / "docs" / "scan").iterdir())
     assert [Image.open(p).getpixel((0, 0))[0] for p in pages] == [1, 2, 10]
@@ -154,8 +154,8 @@ def test_a_row_over_several_documents(folder: Path, tmp_path: Path) -> None:
 
     both, one = questions
     assert (both.doc_id, both.doc_ids) == ("crazyones", ["crazyones", "vicksburg"])
-    assert both.evidence_refs == [("crazyones", 0), ("vicksburg", 1)]
-    assert (one.doc_ids, one.evidence_pages) == ([], [3])
+    assert both.evidence == [("crazyones", 0), ("vicksburg", 1)]
+    assert (one.doc_ids, one.evidence_in(one.doc_id)) == ([], [3])
     documents = [row["doc_id"] for row in read_jsonl(out / "documents.jsonl")]
     assert documents == ["crazyones", "vicksburg"]  # each once
     errors = {f["path"].rsplit(" line ", 1)[1]: f for f in failures}

@@ -26,7 +26,7 @@ def test_github_sample_converts_pages_formats_and_answers(tmp_path: Path) -> Non
     assert calc.question_id == "free_gemini15_pro_4055915_42_71_8"
     assert calc.doc_id == "4055915"
     assert ROWS[0]["evidence_pages"] == [54]
-    assert calc.evidence_pages == [53]
+    assert calc.evidence_in(calc.doc_id) == [53]
     assert ROWS[0]["start_end_idx"] == [42, 71]
     assert calc.page_window == list(range(41, 71))  # a Question field, not a tag
     assert "page_window" not in calc.tags
@@ -36,7 +36,7 @@ def test_github_sample_converts_pages_formats_and_answers(tmp_path: Path) -> Non
     assert calc.tags["evidence_sources"] == ["Table"]
 
     assert title.answer_format == "Str"
-    assert title.evidence_pages == [14, 15]
+    assert title.evidence_in(title.doc_id) == [14, 15]
     assert figures.answer_format == "List"
     assert figures.answer == ROWS[2]["answer"]
     # the authors' absolute paths stay in the original row, untouched

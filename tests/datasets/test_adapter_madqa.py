@@ -34,16 +34,16 @@ def test_every_evidence_document_is_a_document_of_the_question() -> None:
     assert len(questions) == 7
 
     single = questions["mini-single"]  # one document: a plain one-document question
-    assert (single.doc_id, single.doc_ids, single.evidence_pages) == (SCOTUS, [], [0])
+    assert (single.doc_id, single.doc_ids, single.evidence_in(single.doc_id)) == (SCOTUS, [], [0])
     assert single.answer == "07-1315"
     assert single.tags["answer_variants"] == ["07-1315", "No. 07-1315"]
 
     pages = questions["mini-cross-page"]
-    assert (pages.doc_ids, pages.evidence_pages) == ([], [0, 14])
+    assert (pages.doc_ids, pages.evidence_in(pages.doc_id)) == ([], [0, 14])
 
     two = questions["mini-two-docs"]
     assert (two.doc_id, two.doc_ids) == (SCOTUS, [SCOTUS, REGISTER])
-    assert (two.evidence_refs, two.evidence_pages) == ([(SCOTUS, 0), (REGISTER, 1)], [])
+    assert two.evidence == [(SCOTUS, 0), (REGISTER, 1)]
 
     three = questions["mini-three-docs"]
     assert three.doc_ids == [CRAZY, SCOTUS, VICKSBURG]

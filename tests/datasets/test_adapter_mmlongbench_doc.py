@@ -52,15 +52,16 @@ def test_evidence_pages_become_0_based_and_page_0_is_dropped(github: Path) -> No
     questions = {q.question_id: q for q in load_questions(github)}
     first = questions["0000"]
     assert ROWS[0]["evidence_pages"] == "[5]"
-    assert first.evidence_pages == [4]
+    assert first.evidence_in(first.doc_id) == [4]
     assert ROWS[1]["evidence_pages"] == "[19, 20]"
-    assert questions["0001"].evidence_pages == [18, 19]
+    second = questions["0001"]
+    assert second.evidence_in(second.doc_id) == [18, 19]
     for index in (144, 189, 938):  # the three rows that list page 0
         question = questions[f"{index:04d}"]
         assert ROWS[index]["evidence_pages"] == "[0]"
-        assert question.evidence_pages == []
+        assert question.evidence == []
         assert "page 0" in question.tags["evidence_note"]
-    assert all(min(q.evidence_pages, default=0) >= 0 for q in questions.values())
+    assert all(min(q.evidence_in(q.doc_id), default=0) >= 0 for q in questions.values())
 
 
 def test_string_encoded_lists_answers_and_tags(github: Path) -> None:
@@ -114,7 +115,10 @@ def test_prepare_then_render_records_unreadable_and_missing_pdfs(tmp_path: Path)
     questions = [Question.from_dict(row) for row in read_jsonl(out / "questions.jsonl")]
     documents = [Document.from_dict(row) for row in read_jsonl(out / "documents.jsonl")]
     # page cap 2: the question on page index 2 of good.pdf is dropped, the one on 1 kept
-    assert [(q.doc_id, q.evidence_pages) for q in questions] == [("good", [1]), ("broken", [0])]
+    assert [(q.doc_id, q.evidence_in(q.doc_id)) for q in questions] == [
+        ("good", [1]),
+        ("broken", [0]),
+    ]
     assert [d.doc_id for d in documents] == ["good", "broken"]
     good, broken = documents
     assert good.num_pages == 2

@@ -64,7 +64,10 @@ def test_slidevqa_questions_pages_and_tags(slidevqa: Path) -> None:
     loaded = slidevqa_read(slidevqa, SlideVQAOptions())
     questions = {q.question_id: q for q in loaded.questions}
     assert list(questions) == ["1", "2", "3", "4", "5"]
-    assert questions["1"].evidence_pages == [0, 2]  # 1-based slide numbers, converted once
+    assert questions["1"].evidence == [
+        ("deck-a", 0),
+        ("deck-a", 2),
+    ]  # 1-based slide numbers, converted once
     assert (questions["1"].answer, questions["1"].answer_format) == ("3.5", "Float")
     assert (questions["2"].answer_format, questions["3"].answer_format) == ("Str", "Int")
     assert questions["3"].tags == {
@@ -144,11 +147,8 @@ def test_realmmrag_groups_pages_into_decks_and_skips_distractors(tmp_path: Path)
     ]
     questions = {q.question_id: q for q in realmmrag_questions(root)}
     assert list(questions) == ["1", "3", "4", "5"]
-    assert (questions["1"].doc_id, questions["1"].evidence_pages) == (
-        "TechSlides_storage_intro",
-        [1],
-    )
-    assert questions["3"].evidence_pages == [0]
+    assert questions["1"].evidence == [("TechSlides_storage_intro", 1)]
+    assert [page for _, page in questions["3"].evidence] == [0]
     assert questions["3"].answer_format == "Int"
     assert questions["1"].tags["rephrase_level_2"] == "What does the tiering do? (rewritten)"
     reworded = realmmrag_questions(root, RealMMRAGOptions(query="rephrase_level_1"))

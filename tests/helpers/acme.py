@@ -31,7 +31,7 @@ PAGES = [
 CHART_PAGE = 3
 TINY_LABEL = "Q3 orders 77"
 QUESTION = Question(
-    "q-orders", "acme", "How many orders were there in Q3?", "77", "Int", [CHART_PAGE]
+    "q-orders", "acme", "How many orders were there in Q3?", "77", "Int", [("acme", CHART_PAGE)]
 )
 
 

@@ -50,7 +50,7 @@ CLEAN: dict[str, Reply] = {
     "synthesizer": " 77",
 }
 QUESTION = Question(
-    "q-orders", "acme", "How many quarterly orders were there in Q3?", "77", "Int", [3]
+    "q-orders", "acme", "How many quarterly orders were there in Q3?", "77", "Int", [("acme", 3)]
 )
 
 

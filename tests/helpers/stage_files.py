@@ -17,9 +17,16 @@ DOCS = {
     "deck-b": ["Travel policy", ""],  # page 1 has no text
 }
 QUESTIONS = [
-    Question("q1", "deck-a", "What was the revenue in the north?", "120", "Int", [1]),
-    Question("q2", "deck-a", "Hiring in engineering: how many?", "42", "Int", [2]),
-    Question("q3", "deck-b", "What does the travel policy say?", "x", "Str", [0, 1]),
+    Question("q1", "deck-a", "What was the revenue in the north?", "120", "Int", [("deck-a", 1)]),
+    Question("q2", "deck-a", "Hiring in engineering: how many?", "42", "Int", [("deck-a", 2)]),
+    Question(
+        "q3",
+        "deck-b",
+        "What does the travel policy say?",
+        "x",
+        "Str",
+        [("deck-b", 0), ("deck-b", 1)],
+    ),
     Question("q4", "deck-b", "Who is the CEO?", "Not answerable", "None", []),
 ]
 

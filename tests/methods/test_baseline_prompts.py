@@ -35,7 +35,7 @@ Answer the QUESTION using the DOCUMENTS text above. Simply output the answer onl
 Answer:
 """
 TEXTS = ["Revenue 2020: 42 million", "Costs 2020: 17 million"]
-QUESTION = Question("q1", "doc", "What was the revenue in 2020?", "42 million", "Str", [0])
+QUESTION = Question("q1", "doc", "What was the revenue in 2020?", "42 million", "Str", [("doc", 0)])
 
 
 def test_prompt_files_are_the_originals_byte_for_byte() -> None:

@@ -23,7 +23,7 @@ from docqa.stages.index import build_indexes, load_indexed_pages
 from docqa.text.page_texts import load_page_texts
 
 BUILDERS = {"colpali": tiny_colpali, "colqwen2": tiny_colqwen2}
-QUESTION = Question("q1", "doc", "Revenue by region in 2023?", "120", "Int", [1])
+QUESTION = Question("q1", "doc", "Revenue by region in 2023?", "120", "Int", [("doc", 1)])
 
 
 @pytest.fixture(scope="module", params=sorted(BUILDERS))

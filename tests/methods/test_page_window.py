@@ -24,7 +24,13 @@ TEXTS = [
 ]
 WINDOW = [2, 3, 4]
 QUESTION = Question(
-    "q1", "doc", "What was the revenue in 2020?", "42 million", "Str", [2], page_window=WINDOW
+    "q1",
+    "doc",
+    "What was the revenue in 2020?",
+    "42 million",
+    "Str",
+    [("doc", 2)],
+    page_window=WINDOW,
 )
 
 

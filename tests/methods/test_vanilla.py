@@ -29,7 +29,9 @@ TEXTS = [
 ]
 NO_TEXT_PAGE = 3
 SIZE = (64, 48)
-QUESTION = Question("q1", "deck", "What was the revenue in 2020?", "42 million", "Str", [1])
+QUESTION = Question(
+    "q1", "deck", "What was the revenue in 2020?", "42 million", "Str", [("deck", 1)]
+)
 
 
 @pytest.fixture(scope="module")

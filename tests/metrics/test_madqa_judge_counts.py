@@ -32,7 +32,8 @@ def reply(request: ChatRequest) -> str:
 def test_unparseable_and_failed_judge_replies_are_counted(tmp_path: Path) -> None:
     texts = {"ok": "fine?", "cut": "cut?", "boom": "boom?", "exact": "exact?"}
     questions = [
-        Question(qid, "d1", text, "Paris", "Str", evidence_pages=[0]) for qid, text in texts.items()
+        Question(qid, "d1", text, "Paris", "Str", evidence=[("d1", 0)])
+        for qid, text in texts.items()
     ]
     answers = {"ok": "Paris, France", "cut": "Paris, France", "boom": "Paris, FR", "exact": "paris"}
     write_jsonl(tmp_path / "q.jsonl", [q.to_dict() for q in questions])
@@ -56,7 +57,7 @@ def test_unparseable_and_failed_judge_replies_are_counted(tmp_path: Path) -> Non
 
 
 def test_anls_accuracy_has_no_judge_counts(tmp_path: Path) -> None:
-    question = Question("q", "d1", "fine?", "Paris", "Str", evidence_pages=[0])
+    question = Question("q", "d1", "fine?", "Paris", "Str", evidence=[("d1", 0)])
     write_jsonl(tmp_path / "q.jsonl", [question.to_dict()])
     write_jsonl(tmp_path / "p.jsonl", [Prediction("q", "Paris", [0]).to_dict()])
     scores = score_run(tmp_path / "q.jsonl", tmp_path / "p.jsonl", "madqa", {}, META)

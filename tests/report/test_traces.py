@@ -17,7 +17,7 @@ from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import Question, documents_fields
 from docqa.report.traces import render_trace_html, usage_line
 
-QUESTION = Question("q<1>", "deck", "What is <b>2020</b> revenue?", "42", "Int", [1])
+QUESTION = Question("q<1>", "deck", "What is <b>2020</b> revenue?", "42", "Int", [("deck", 1)])
 
 
 def make_pages(folder: Path, count: int = 3, thumbnails: bool = True) -> list[Page]:
@@ -142,7 +142,7 @@ def run_folder(tmp_path: Path) -> Path:
     results = tmp_path / "results"
     pages = make_pages(results / "pages" / "ds" / "deck")
     write_jsonl(results / "pages" / "ds" / "pages.jsonl", [p.to_dict() for p in pages])
-    other = Question("q/2", "deck", "Who?", ["Ann", "Bo"], "List", [0])
+    other = Question("q/2", "deck", "Who?", ["Ann", "Bo"], "List", [("deck", 0)])
     write_jsonl(results / "data" / "ds" / "questions.jsonl", [QUESTION.to_dict(), other.to_dict()])
     run = results / "runs" / "ds" / "mdocagent_top1" / "tiny"
     write_jsonl(

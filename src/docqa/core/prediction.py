@@ -11,6 +11,7 @@ from typing import Any
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.question import PageRef
 from docqa.core.records import Record
+from docqa.core.trace import TraceStep
 
 
 @dataclass
@@ -58,7 +59,7 @@ class Prediction(Record):
     question_id: str
     answer: str
     pages: list[int] = field(default_factory=list)
-    trace: list[dict[str, Any]] = field(default_factory=list)
+    trace: list[TraceStep] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     error: str = ""
     #: why ``error`` is set: "input" (the question or the method), "document" (its document has

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ PageRef = tuple[str, int]
 
 @dataclass(frozen=True)
 class Question(Record):
-    """``evidence_pages`` are 0-based page indices into ``doc_id``.
+    """``evidence`` is the gold evidence as (document, 0-based page) pairs, for every question.
 
     ``tags`` holds dataset-specific labels such as ``kind`` (question kind), ``evidence_sources``
     or ``reasoning_type``; values are strings or lists of strings. ``original`` keeps the
@@ -31,10 +32,14 @@ class Question(Record):
 
     A question over several documents (MADQA's cross-document questions, two reports side by
     side) lists them in ``doc_ids``, in the order the dataset gives them, each once; ``doc_id``
-    is the first, and its evidence is ``evidence_refs``, (document, 0-based page) pairs, while
-    ``evidence_pages`` stays empty. A question about one document leaves both empty. Build
-    either kind with :func:`documents_fields`. ``documents`` and ``evidence`` read both kinds
-    alike.
+    is the first, and its evidence names pages of those documents. A question about one
+    document leaves ``doc_ids`` empty, and its evidence names pages of ``doc_id`` (build it
+    with :func:`page_refs`). Build either kind with :func:`documents_fields`.
+
+    The row (:meth:`to_dict`) of a one-document question gives its evidence as
+    ``evidence_pages`` (page indices), as such rows always have; a question over several
+    documents gives ``evidence_pages`` empty and its pairs as ``evidence_refs``.
+    :meth:`from_dict` reads both.
     """
 
     question_id: str
@@ -42,25 +47,22 @@ class Question(Record):
     question: str
     answer: str | list[str]
     answer_format: str
-    evidence_pages: list[int] = field(default_factory=list)
+    evidence: list[PageRef] = field(default_factory=list)
     tags: dict[str, str | list[str]] = field(default_factory=dict)
     original: dict[str, Any] = field(default_factory=dict)
     page_window: list[int] = field(default_factory=list)
     doc_ids: list[str] = field(default_factory=list)
-    evidence_refs: list[PageRef] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # JSON gives the pairs back as lists; a document listed twice counts once
         object.__setattr__(self, "doc_ids", list(dict.fromkeys(self.doc_ids)))
-        refs = [(str(doc), int(page)) for doc, page in self.evidence_refs]
-        object.__setattr__(self, "evidence_refs", list(dict.fromkeys(refs)))
+        refs = [(str(doc), int(page)) for doc, page in self.evidence]
         if self.doc_ids == [self.doc_id]:  # one document, listed twice: a plain question
-            pages = sorted(
-                {page for doc, page in refs if doc == self.doc_id} | set(self.evidence_pages)
-            )
             object.__setattr__(self, "doc_ids", [])
-            object.__setattr__(self, "evidence_refs", [])
-            object.__setattr__(self, "evidence_pages", pages)
+            refs = sorted(set(refs))
+        elif self.doc_ids:  # over several documents, each pair counts once
+            refs = list(dict.fromkeys(refs))
+        object.__setattr__(self, "evidence", refs)
         self._check_documents()
         if self.answer_format not in ANSWER_FORMATS:
             raise ValueError(
@@ -76,36 +78,55 @@ class Question(Record):
             )
 
     def to_dict(self) -> dict[str, Any]:
-        """The row; a one-document question's row has no ``doc_ids``/``evidence_refs`` keys, so
-        that its files read as they did before questions over several documents existed."""
+        """The row: the evidence as ``evidence_pages`` (page indices; empty over several
+        documents) in its place; a question over several documents adds ``doc_ids`` and
+        ``evidence_refs`` (the pairs) at the end, a one-document row has neither."""
         row = super().to_dict()
-        if not self.doc_ids:
-            del row["doc_ids"], row["evidence_refs"]
+        row["evidence"] = [] if self.doc_ids else [page for _, page in self.evidence]
+        row = {("evidence_pages" if key == "evidence" else key): row[key] for key in row}
+        if self.doc_ids:
+            row["evidence_refs"] = list(self.evidence)
+        else:
+            del row["doc_ids"]
         return row
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Question:
+        """A row as :meth:`to_dict` writes it: ``evidence_pages`` (pages of ``doc_id``) and
+        ``evidence_refs`` (pairs) become ``evidence``."""
+        if "evidence" in data:
+            raise ValueError(
+                f"Question: a row gives its evidence as evidence_pages (one document) or "
+                f"evidence_refs (several), not evidence: {data!r:.200}"
+            )
+        data = dict(data)
+        pages = data.pop("evidence_pages", [])
+        refs = data.pop("evidence_refs", [])
+        data["evidence"] = [*page_refs(str(data.get("doc_id", "")), pages), *refs]
+        return super().from_dict(data)
+
     def _check_documents(self) -> None:
+        where = f"question {self.question_id}"
         if not self.doc_ids:
-            if self.evidence_refs:
+            strays = sorted({doc for doc, _ in self.evidence if doc != self.doc_id})
+            if strays:
                 raise ValueError(
-                    f"question {self.question_id}: evidence_refs are for a question over several "
-                    "documents (doc_ids); give a one-document question evidence_pages"
+                    f"{where}: evidence names documents {strays}, but the question is about "
+                    f"{self.doc_id} only; a question over several documents lists them in "
+                    "doc_ids (build it with docqa.core.question.documents_fields)"
                 )
             return
-        where = f"question {self.question_id}"
         if len(self.doc_ids) < 2 or self.doc_ids[0] != self.doc_id:
             raise ValueError(
                 f"{where}: doc_ids {self.doc_ids} must list two or more documents, doc_id "
                 f"({self.doc_id}) first; build it with docqa.core.question.documents_fields"
             )
-        if self.evidence_pages or self.page_window:
+        if self.page_window:
+            raise ValueError(f"{where}: a question over several documents takes no page_window")
+        strays = sorted({doc for doc, page in self.evidence if doc not in self.doc_ids})
+        if strays or any(page < 0 for _, page in self.evidence):
             raise ValueError(
-                f"{where}: a question over several documents gives its evidence as "
-                "evidence_refs, and takes no page_window"
-            )
-        strays = sorted({doc for doc, page in self.evidence_refs if doc not in self.doc_ids})
-        if strays or any(page < 0 for _, page in self.evidence_refs):
-            raise ValueError(
-                f"{where}: evidence_refs must name its documents {self.doc_ids} with 0-based "
+                f"{where}: evidence must name its documents {self.doc_ids} with 0-based "
                 f"pages (strays: {strays})"
             )
 
@@ -119,12 +140,9 @@ class Question(Record):
         """Whether the question is about more than one document."""
         return bool(self.doc_ids)
 
-    @property
-    def evidence(self) -> list[PageRef]:
-        """The gold evidence as (document, 0-based page) pairs, for either kind of question."""
-        if self.doc_ids:
-            return list(self.evidence_refs)
-        return [(self.doc_id, page) for page in self.evidence_pages]
+    def evidence_in(self, doc_id: str) -> list[int]:
+        """The 0-based evidence pages of document ``doc_id``, in evidence order."""
+        return [page for doc, page in self.evidence if doc == doc_id]
 
     @property
     def has_gold(self) -> bool:
@@ -137,11 +155,16 @@ class Question(Record):
         return self.answer_format != "None"
 
 
+def page_refs(doc_id: str, pages: Iterable[int]) -> list[PageRef]:
+    """``pages`` (0-based) of document ``doc_id`` as (document, page) pairs: the evidence of a
+    one-document question."""
+    return [(doc_id, int(page)) for page in pages]
+
+
 def documents_fields(doc_ids: list[str], evidence: list[PageRef]) -> dict[str, Any]:
-    """The ``doc_id``, ``doc_ids``, ``evidence_pages`` and ``evidence_refs`` of a question
-    about ``doc_ids`` (listed in order; a repeat counts once) with ``evidence`` as (document,
-    0-based page) pairs: one document gives a plain one-document question (``Question``
-    makes it one)."""
+    """The ``doc_id``, ``doc_ids`` and ``evidence`` of a question about ``doc_ids`` (listed in
+    order; a repeat counts once) with ``evidence`` as (document, 0-based page) pairs: one
+    document gives a plain one-document question (``Question`` makes it one)."""
     documents = list(dict.fromkeys(doc_ids))
     if not documents:
         raise ValueError("a question needs at least one document")
@@ -149,9 +172,4 @@ def documents_fields(doc_ids: list[str], evidence: list[PageRef]) -> dict[str, A
     if strays:
         raise ValueError(f"evidence names documents {strays} that are not among {documents}")
     refs = sorted(dict.fromkeys(evidence), key=lambda ref: (documents.index(ref[0]), ref[1]))
-    return {
-        "doc_id": documents[0],
-        "doc_ids": documents,
-        "evidence_pages": [],
-        "evidence_refs": refs,
-    }
+    return {"doc_id": documents[0], "doc_ids": documents, "evidence": refs}

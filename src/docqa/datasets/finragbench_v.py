@@ -24,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Literal
 
-from docqa.core.question import Question
+from docqa.core.question import Question, page_refs
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import ConvertedOptions, Loaded, Written, adapter
 from docqa.datasets.documents import write_pages
@@ -78,7 +78,7 @@ def to_question(row: dict[str, Any], qrels: dict[str, list[str]]) -> Question:
         question=text(row, "query"),
         answer=answer_text(required(row, "answer")),
         answer_format="Str",
-        evidence_pages=sorted(index for _, index in pages),
+        evidence=page_refs(pages[0][0], sorted(index for _, index in pages)),
         tags={name: str(row[name]) for name in ("category", "answer_type") if row.get(name)},
         original=plain(row),
     )

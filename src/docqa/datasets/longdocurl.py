@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from docqa.core.question import Question
+from docqa.core.question import Question, page_refs
 from docqa.datasets import DATASETS
 from docqa.datasets.archives import unpack_once
 from docqa.datasets.convert import ConvertedOptions, Loaded, Written, adapter
@@ -79,14 +79,18 @@ def to_question(row: dict[str, Any]) -> Question:
     if len(window) != 2 or window[0] > window[1]:
         raise BadRow(f"start_end_idx {row.get('start_end_idx')!r} is not a [first, last] window")
     answer = answer_text(required(row, "answer"))
+    document = safe_id(text(row, "doc_no"))
     return Question(
         question_id=text(row, "question_id"),
-        doc_id=safe_id(text(row, "doc_no")),
+        doc_id=document,
         question=text(row, "question"),
         answer=answer,
         answer_format=answer_format(text(row, "answer_format")),
-        evidence_pages=one_based(
-            page_numbers(row.get("evidence_pages"), "evidence_pages"), "evidence_pages", last
+        evidence=page_refs(
+            document,
+            one_based(
+                page_numbers(row.get("evidence_pages"), "evidence_pages"), "evidence_pages", last
+            ),
         ),
         tags={
             "question_type": str(row.get("question_type") or ""),

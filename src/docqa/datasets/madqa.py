@@ -11,7 +11,7 @@ Conversions: ``evidence`` pages are 1-based (the authors' baselines render ``pag
 pdf2image's 1-based ``first_page``) → (document, 0-based page) pairs. A question is about every
 document its evidence names, in the order the evidence first names them, each once: one
 document gives a one-document question, two or more a question over several documents
-(``Question.doc_ids``, evidence in ``evidence_refs``). The answer is the first variant (one
+(``Question.doc_ids``, evidence as (document, page) pairs). The answer is the first variant (one
 string, or a list of strings for a multi-part answer); all variants are kept in tag
 ``answer_variants`` (joined by `` | ``) and in ``Question.original``. Tag ``kind`` is MADQA's
 hop type, as its evaluation derives it from the evidence (``eval/evaluate.py``): ``single``

@@ -16,6 +16,7 @@ PaperText.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,7 @@ def write_documents(
 
 
 def _renamed(question: Question, question_id: str) -> Question:
-    return Question(**{**question.to_dict(), "question_id": question_id})
+    return replace(question, question_id=question_id)
 
 
 DATASETS.register("mdocagent", options=MDocAgentOptions)(adapter(read, write_documents))

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from docqa.core.question import Question
+from docqa.core.question import Question, page_refs
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import ConvertedOptions, Loaded, Written, adapter
 from docqa.datasets.documents import link_pdf
@@ -85,13 +85,14 @@ def to_question(row: dict[str, Any], question_id: str) -> Question:
     answer = answer_text(text(row, "answer"))
     if fmt == "List" and isinstance(answer, str):
         answer = list_literal(answer)
+    document = doc_id(text(row, "doc_id"))
     return Question(
         question_id=question_id,
-        doc_id=doc_id(text(row, "doc_id")),
+        doc_id=document,
         question=text(row, "question"),
         answer=answer,
         answer_format=fmt,
-        evidence_pages=one_based(pages, "evidence_pages"),
+        evidence=page_refs(document, one_based(pages, "evidence_pages")),
         tags=tags,
         original=plain(row),
     )

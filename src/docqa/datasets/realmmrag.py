@@ -24,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from docqa.core.question import Question
+from docqa.core.question import Question, page_refs
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import ConvertedOptions, Loaded, Written, adapter
 from docqa.datasets.documents import write_pages
@@ -78,7 +78,7 @@ def to_question(row: dict[str, Any], decks: dict[str, list[str]], query: str) ->
         question=text(row, query),
         answer=answer,
         answer_format=infer_format(answer),
-        evidence_pages=[decks[deck].index(filename)],
+        evidence=page_refs(deck, [decks[deck].index(filename)]),
         tags={name: str(row[name]) for name in REPHRASINGS if row.get(name)},
         original=plain(row),
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from docqa.core.question import Question
+from docqa.core.question import Question, page_refs
 from docqa.datasets import DATASETS
 from docqa.datasets.convert import ConvertedOptions, Loaded, Written, adapter
 from docqa.datasets.documents import write_pages
@@ -77,13 +77,14 @@ def load_questions(root: Path, options: SlideVQAOptions | None = None) -> list[Q
 def to_question(row: dict[str, Any]) -> Question:
     answer = answer_text(required(row, "answer"))
     pages = page_numbers(required(row, "evidence_pages"), "evidence_pages")
+    deck = safe_id(text(row, "deck_name"))
     return Question(
         question_id=text(row, "qa_id"),
-        doc_id=safe_id(text(row, "deck_name")),
+        doc_id=deck,
         question=text(row, "question"),
         answer=answer,
         answer_format=infer_format(answer),
-        evidence_pages=one_based(pages, "evidence_pages", SLIDES),
+        evidence=page_refs(deck, one_based(pages, "evidence_pages", SLIDES)),
         tags={name: str(row[name]) for name in TAGS if row.get(name) not in (None, "")},
         original=plain(row),
     )

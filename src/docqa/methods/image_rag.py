@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
+from docqa.core.trace import as_trace
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Models, TopKMethod, TopKOptions
 from docqa.methods.vanilla import ask, page_part
@@ -45,4 +46,4 @@ class ImageRAG(TopKMethod):
         ]
         answer, usage, output, read = await ask(models.main, question.question, shown, self.options)
         read = {"step": "read", "pages": ranked, **read, "output": output}
-        return Prediction(question.question_id, answer, ranked, [retrieve, read], usage)
+        return Prediction(question.question_id, answer, ranked, as_trace([retrieve, read]), usage)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
+from docqa.core.trace import as_trace
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, Models, ReadingOptions
 from docqa.methods.reading import read_pages
@@ -25,4 +26,4 @@ class OraclePages(Method):
         answer, step, usage = await read_pages(
             question.question, env, pages, models.main, self.options
         )
-        return Prediction(question.question_id, answer, pages, [step], usage)
+        return Prediction(question.question_id, answer, pages, as_trace([step]), usage)

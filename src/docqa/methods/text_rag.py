@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
+from docqa.core.trace import as_trace
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Models, TopKMethod, TopKOptions
 from docqa.methods.reading import read_pages
@@ -22,4 +23,4 @@ class TextRAG(TopKMethod):
         answer, step, usage = await read_pages(
             question.question, env, ranked, models.main, self.options
         )
-        return Prediction(question.question_id, answer, ranked, [retrieve, step], usage)
+        return Prediction(question.question_id, answer, ranked, as_trace([retrieve, step]), usage)

@@ -45,6 +45,7 @@ from docqa.backends.request import ChatRequest, Part, file_sha256
 from docqa.core.document import Page
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import Question
+from docqa.core.trace import as_trace
 from docqa.imaging.page_grid import GRID_COLUMNS, MAX_GRID_IMAGES, grid_image, grid_runs
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, ImageReadingOptions, Method, Models
@@ -156,7 +157,12 @@ class Vanilla(Method):
             "output": output,
         }
         return Prediction(
-            question.question_id, answer, shown_pages, [step], usage, pages_truncated=truncated
+            question.question_id,
+            answer,
+            shown_pages,
+            as_trace([step]),
+            usage,
+            pages_truncated=truncated,
         )
 
     @staticmethod

@@ -273,7 +273,7 @@ def _score_question(
             question=question.question,
             normalization=options.normalization,
         ),
-        **evidence(question.evidence_pages, prediction.pages),
+        **evidence(question.evidence_in(question.doc_id), prediction.pages),
     }
 
 

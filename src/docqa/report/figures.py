@@ -63,12 +63,8 @@ def _kind_panel(
     x = np.arange(len(groups), dtype=float)
     for position, run in enumerate(runs):
         kind_scores = run.breakdown.get(breakdown, {})
-        values = [
-            np.nan
-            if kind_scores.get(kind, {}).get("overall") is None
-            else float(kind_scores[kind]["overall"])
-            for kind in kinds
-        ]
+        scores = [kind_scores[kind]["overall"] if kind in kind_scores else None for kind in kinds]
+        values = [np.nan if score is None else float(score) for score in scores]
         overall = run.summary.get("overall")
         values.append(np.nan if overall is None else float(overall))
         index = colours[run.label]

@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from docqa.core.jsonl import read_jsonl
 from docqa.core.prediction import timings_path, usage_summary
+from docqa.core.scores import GroupScore, Interval, ScoreRow, ScoreSummary
 
 SCORE_KEYS = ("dataset", "method", "model", "summary", "per_question")
 SUMMARY_KEYS = ("questions", "errors", "missing")
@@ -21,7 +22,8 @@ RECALL_KEYS = ("dataset", "retriever", "questions", "k", "recall", "random")
 
 @dataclass(frozen=True)
 class Scores:
-    """One score file: a (dataset, method, model) run scored by one metric.
+    """One score file (:class:`docqa.core.scores.ScoreFile`): a (dataset, method, model) run
+    scored by one metric, with the parts the report reads.
 
     Summary scores are percentages (0-100) or ``None`` where undefined; ``breakdown`` maps a
     tag (``kind``, ``evidence_source``, ...) to its values and their ``questions``/``overall``.
@@ -32,12 +34,12 @@ class Scores:
     method: str
     model: str
     metric: str
-    summary: dict[str, Any]
-    breakdown: dict[str, dict[str, dict[str, Any]]]
-    per_question: list[dict[str, Any]]
+    summary: ScoreSummary
+    breakdown: dict[str, dict[str, GroupScore]]
+    per_question: list[ScoreRow]
     #: every aggregate of the metric (MADQA's ``x_doc``, ``kuiper``...) and their intervals
     aggregate: dict[str, Any] = field(default_factory=dict)
-    aggregate_intervals: dict[str, Any] = field(default_factory=dict)
+    aggregate_intervals: dict[str, Interval] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -76,7 +78,14 @@ def _require(path: Path, data: dict[str, Any], keys: tuple[str, ...], where: str
         raise ValueError(f"{path}: {where}missing field(s) {', '.join(missing)}")
 
 
-def run_timings(predictions: Path) -> dict[str, float]:
+class Timings(TypedDict, total=False):
+    """A run's measured times, which the report adds to its summary."""
+
+    seconds: float
+    peak_memory_mb: float
+
+
+def run_timings(predictions: Path) -> Timings:
     """A run's wall-clock ``seconds`` (summed over questions) and ``peak_memory_mb`` (the
     highest of any question), from the timings file beside its ``predictions`` (they change
     from run to run, so neither the predictions nor the score file hold them); ``{}`` when the
@@ -93,10 +102,10 @@ def load_scores(path: Path, runs_dir: Path | None = None) -> Scores:
     data = load_json_object(path)
     _require(path, data, SCORE_KEYS)
     _require(path, data["summary"], SUMMARY_KEYS, where="summary: ")
-    summary = dict(data["summary"])
+    summary: ScoreSummary = data["summary"]
     if runs_dir is not None:
         run = Path(runs_dir, str(data["dataset"]), str(data["method"]), str(data["model"]))
-        summary.update(run_timings(run / "predictions.jsonl"))
+        summary = {**summary, **run_timings(run / "predictions.jsonl")}
     return Scores(
         path=Path(path),
         dataset=str(data["dataset"]),

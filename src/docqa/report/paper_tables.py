@@ -9,6 +9,7 @@ A table is one entry of ``report.tables`` in the config (:class:`TableSpec`); it
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from docqa.core.scores import Interval
 from docqa.metrics.bootstrap import RESAMPLES, SEED
 from docqa.report.inputs import Scores
 from docqa.report.reported import AVERAGE, Key, Reported
@@ -96,13 +98,16 @@ def _value(run: Scores, name: str) -> tuple[float | None, tuple[float, float] | 
         entry = run.breakdown.get(breakdown, {}).get(group)
         if entry is None:
             return None, None
-        interval = entry.get("interval")
-        return entry.get("overall"), tuple(interval) if interval else None
-    if name not in run.summary and name in run.aggregate:
-        interval = run.aggregate_intervals.get(name)
-        return run.aggregate[name], tuple(interval) if interval else None
-    interval = run.summary.get("intervals", {}).get(name)
-    return run.summary.get(name), tuple(interval) if interval else None
+        return entry["overall"], _pair(entry["interval"])
+    # a column names a summary field by a name the table's spec gives
+    summary: Mapping[str, Any] = run.summary
+    if name not in summary and name in run.aggregate:
+        return run.aggregate[name], _pair(run.aggregate_intervals.get(name))
+    return summary.get(name), _pair(run.summary.get("intervals", {}).get(name))
+
+
+def _pair(interval: Interval) -> tuple[float, float] | None:
+    return None if not interval else (interval[0], interval[1])
 
 
 def _label(metric: str, benchmark_metric: str) -> str:

@@ -5,6 +5,7 @@ Overall (%) with its 95% bootstrap interval as the error bar; one panel per data
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -13,7 +14,11 @@ from docqa.report.figures import by_dataset, unique_legend
 from docqa.report.inputs import Scores
 from docqa.report.style import DPI, PAGE_WIDTH, colour, figure_style, marker, save_figure
 
-COSTS = (("calls", "model calls per question"), ("seconds", "seconds per question"))
+#: summary totals drawn per question, and their axis labels
+COSTS: tuple[tuple[Literal["calls", "seconds"], str], ...] = (
+    ("calls", "model calls per question"),
+    ("seconds", "seconds per question"),
+)
 
 
 def overall_with_error(run: Scores) -> tuple[float, list[float]]:
@@ -25,7 +30,7 @@ def overall_with_error(run: Scores) -> tuple[float, list[float]]:
     return float(value), [float(value) - interval[0], interval[1] - float(value)]
 
 
-def per_question(run: Scores, field: str) -> float:
+def per_question(run: Scores, field: Literal["calls", "seconds"]) -> float:
     questions = int(run.summary["questions"])
     total = run.summary.get(field)
     return np.nan if total is None or questions == 0 else float(total) / questions

@@ -120,10 +120,12 @@ def _p_values(runs: list[Scores]) -> dict[int, str]:
     for index, run in enumerate(runs):
         by_dataset.setdefault(run.dataset, []).append(index)
     for members in by_dataset.values():
-        defined = [i for i in members if runs[i].summary.get("overall") is not None]
+        defined = {
+            i: overall for i in members if (overall := runs[i].summary.get("overall")) is not None
+        }
         if len(defined) < 2:
             continue
-        best = max(defined, key=lambda i: float(runs[i].summary["overall"]))
+        best = max(defined, key=defined.__getitem__)
         for index in defined:
             if index == best:
                 continue
@@ -222,7 +224,8 @@ def _scoring_note(scores: Scores) -> str:
 
 def _skipped_note(scores: Scores) -> str:
     """Questions without a gold answer (your own documents): answered, not scored."""
-    without = int((scores.summary.get("skipped") or {}).get("answer", 0))
+    skipped = scores.summary.get("skipped")
+    without = skipped["answer"] if skipped else 0
     if not without:
         return ""
     return (

@@ -1,10 +1,11 @@
 """A prediction's trace as one readable, self-contained HTML page.
 
-Works for every method: a trace is a list of steps, each a dict named by ``step`` (and/or
-``agent`` / ``action``) with optional ``input``, ``output``, ``pages`` (0-based), ``usage`` and
-``fallbacks``; any other key is shown as a field. Page thumbnails are embedded as data URIs so
-the page can be mailed or archived alone; each links to the full page image by a path relative
-to the HTML file. Pages are numbered from 1 on the page, as a reader counts them.
+Works for every method: a trace is a list of steps (:class:`docqa.core.trace.TraceStep`), each
+named by ``step`` (and/or ``agent`` / ``action``) with optional ``input``, ``output``, ``pages``
+(0-based), ``usage`` and ``fallbacks``; any other key is shown as a field. Page thumbnails are
+embedded as data URIs so the page can be mailed or archived alone; each links to the full page
+image by a path relative to the HTML file. Pages are numbered from 1 on the page, as a reader
+counts them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from docqa.core.document import Page
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
+from docqa.core.trace import TraceStep
 
 #: step keys shown by their own widget rather than as a plain field
 SHOWN_APART = (
@@ -120,7 +122,7 @@ def _facts(prediction: Prediction, question: Question) -> str:
     if question.over_several:
         evidence = ", ".join(f"{doc} p. {page + 1}" for doc, page in question.evidence) or "none"
     else:
-        evidence = ", ".join(str(p + 1) for p in question.evidence_pages) or "none"
+        evidence = ", ".join(str(page + 1) for _, page in question.evidence) or "none"
     rows = [
         ("document" if not question.over_several else "documents", ", ".join(question.documents)),
         ("gold answer", f"{gold} ({question.answer_format})" if question.has_gold else "none"),
@@ -132,7 +134,7 @@ def _facts(prediction: Prediction, question: Question) -> str:
     return f'<table class="facts">{cells}</table>'
 
 
-def _step(number: int, step: dict[str, Any], thumbs: _Thumbnails) -> str:
+def _step(number: int, step: TraceStep, thumbs: _Thumbnails) -> str:
     parts = [f'<section class="step"><h2>{number}. {escape(_step_title(step))}</h2>']
     fields = [(k, v) for k, v in step.items() if k not in SHOWN_APART]
     if fields:
@@ -173,7 +175,7 @@ def _images(paths: list[str]) -> str:
     return f'<div class="pages">{"".join(figures)}</div>'
 
 
-def _step_title(step: dict[str, Any]) -> str:
+def _step_title(step: TraceStep) -> str:
     names = [str(step[key]) for key in ("step", "agent", "action") if step.get(key)]
     return ": ".join(dict.fromkeys(names)) or "step"
 
@@ -208,7 +210,8 @@ class _Thumbnails:
         if not question.over_several or listed is None:
             by_index = {page.index: page for page in pages}
             labels = {index: str(index + 1) for index in by_index}
-            return cls(by_index, labels, set(question.evidence_pages), html_folder)
+            gold = set() if question.over_several else set(question.evidence_in(question.doc_id))
+            return cls(by_index, labels, gold, html_folder)
         by_document: dict[str, list[Page]] = {}
         for page in sorted(pages, key=lambda page: page.index):
             by_document.setdefault(page.doc_id, []).append(page)

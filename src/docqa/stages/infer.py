@@ -33,6 +33,7 @@ from docqa.core.error_kinds import DOCUMENT, INFRASTRUCTURE
 from docqa.core.jsonl import read_jsonl
 from docqa.core.prediction import Prediction, write_predictions
 from docqa.core.question import Question
+from docqa.core.trace import TraceStep
 from docqa.methods import create_method
 from docqa.methods.base import DocumentEnv, Method, Models
 from docqa.methods.errors import classify
@@ -211,7 +212,7 @@ async def answer_question(
 def over_documents(prediction: Prediction, env: DocumentEnv, missing: list[str]) -> Prediction:
     """A set's prediction with its pages named by document (``page_refs``), and a first trace
     step that maps the set's page numbers, which the method's own steps use, to documents."""
-    documents = {
+    documents: TraceStep = {
         "step": "documents",
         "documents": [
             {"label": m.label, "doc_id": m.document.doc_id, "first_page": m.start, "pages": m.pages}

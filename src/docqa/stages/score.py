@@ -19,15 +19,14 @@ recorded under the infer job's threshold) again under ``infrastructure_errors``.
 question id the questions file does not hold, or two predictions for one question, is an
 error: the run and the questions do not belong together, and no score would mean anything.
 
-The file: ``documents`` where questions are over several documents or the dataset says how they
-were given theirs (how many are over several; the dataset's ``documents`` and
-``missing_documents`` settings), ``summary`` (counts, the metric's columns
-``overall``/``num``/``f1``/``em``, the evidence-page scores ``page_*``, usage (calls, tokens,
-fallbacks, budget retries; no wall-clock times, so that a rerun writes the same bytes: the
-report reads those from the run's timings file, :func:`docqa.report.inputs.run_timings`),
-``agent`` (:func:`agent_measures`:
-the means of the per-question measures an agentic method leaves as its trace's last step, if
-any), ``intervals`` of every score in it, and ``scorer``:
+The file (:class:`docqa.core.scores.ScoreFile`): ``documents`` where questions are over several
+documents or the dataset says how they were given theirs (how many are over several; the
+dataset's ``documents`` and ``missing_documents`` settings), ``summary`` (counts, the metric's
+columns ``overall``/``num``/``f1``/``em``, the evidence-page scores ``page_*``, usage (calls,
+tokens, fallbacks, budget retries; no wall-clock times, so that a rerun writes the same bytes:
+the report reads those from the run's timings file, :func:`docqa.report.inputs.run_timings`),
+``agent`` (:func:`agent_measures`: the means of the per-question measures an agentic method
+leaves as its trace's last step, if any), ``intervals`` of every score in it, and ``scorer``:
 what the model step ran with, its model's identity and prompt hash, and how many questions it
 failed on), ``aggregate`` (all of the metric's aggregates) with ``aggregate_intervals``,
 ``breakdown`` (per tag and per the benchmark's own groupings: questions, headline score,
@@ -48,7 +47,7 @@ import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
-from typing import Any, TypeVar
+from typing import Any, Literal, TypedDict, TypeVar, cast
 
 from docqa.backends.base import Backend
 from docqa.backends.cache import ResponseCache
@@ -57,6 +56,18 @@ from docqa.core.error_kinds import INFRASTRUCTURE
 from docqa.core.jsonl import read_jsonl
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
+from docqa.core.scores import (
+    PAGE_PREFIX,
+    PAGE_SCORES,
+    AgentMeasures,
+    DocumentsSetting,
+    GroupScore,
+    Interval,
+    ScoreFile,
+    ScoreRow,
+    ScoreSummary,
+    Skipped,
+)
 from docqa.metrics import METRICS, resolve_options, retrieval
 from docqa.metrics.aggregation import tag_values
 from docqa.metrics.base import Metric, Scores, scored_text
@@ -68,7 +79,6 @@ log = logging.getLogger(__name__)
 META_KEYS = ("dataset", "method", "model")
 MISSING = "missing prediction"
 NO_GOLD = "no gold answer"
-PAGE_PREFIX = "page_"
 #: Usage fields summed over a run's predictions into its summary
 USAGE_COUNTS = (
     "calls",
@@ -79,8 +89,6 @@ USAGE_COUNTS = (
     "fallbacks",
     "budget_retries",
 )
-#: per-question numbers of an agent's trace summary whose mean goes into ``summary.agent``
-AGENT_MEANS = ("steps", "navigation_rounds", "pages_retrieved")
 T = TypeVar("T")
 
 # Breakdown name → the group(s) a question's row falls in; a question with several evidence
@@ -102,7 +110,7 @@ def score_run(
     *,
     backend: Backend | None = None,
     cache: Path | None = None,
-) -> dict[str, Any]:
+) -> ScoreFile:
     """Score ``predictions`` (Prediction rows) against ``questions`` (Question rows).
 
     ``meta`` gives the run's ``dataset``, ``method`` and ``model``; ``options`` are the
@@ -132,25 +140,31 @@ def score_run(
             skipped["answer"],
             skipped["pages"],
         )
+    summary, aggregate, intervals, breakdown = _aggregates(
+        scorer,
+        resolved,
+        rows,
+        list(answered.values()),
+        _describe(scorer, resolved, backend, rows),
+        skipped,
+    )
     return {
-        **{key: meta[key] for key in META_KEYS},
+        "dataset": meta["dataset"],
+        "method": meta["method"],
+        "model": meta["model"],
         "metric": metric,
         "options": resolved.model_dump(),
         **_documents_settings(asked),
         "bootstrap": {"method": "percentile", "resamples": RESAMPLES, "seed": SEED, "level": LEVEL},
-        **_aggregates(
-            scorer,
-            resolved,
-            rows,
-            list(answered.values()),
-            _describe(scorer, resolved, backend, rows),
-            skipped,
-        ),
+        "summary": summary,
+        "aggregate": aggregate,
+        "aggregate_intervals": intervals,
+        "breakdown": breakdown,
         "per_question": [_rounded(row) for row in rows],
     }
 
 
-def write_scores(scores: dict[str, Any], path: Path) -> None:
+def write_scores(scores: ScoreFile, path: Path) -> None:
     """Write a score file atomically: it appears complete or not at all."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
@@ -250,15 +264,12 @@ def _score_question(
     question: Question,
     prediction: Prediction | None,
     prepared: Scores,
-) -> dict[str, Any]:
-    """One question's row, unrounded: its scores, page scores and what was compared."""
+) -> ScoreRow:
+    """One question's row, unrounded: its scores, page scores and what was compared. The
+    metric's model step (``prepared``) and scores are keys of their own, after
+    ``answer_format``."""
     answered = prediction or Prediction(question.question_id, "")
-    # a question over several documents compares (document, page) pairs
-    pages = (
-        retrieval.score(question.evidence, answered.locations(question.doc_id))
-        if question.over_several
-        else retrieval.score(question.evidence_pages, answered.pages)
-    )
+    pages = retrieval.score(question.evidence, answered.locations(question.doc_id))
     if not question.has_gold:  # answered, shown, but nothing to compare the answer with
         scores: Scores = {scorer.row_score: None}
         skipped = {"skipped": NO_GOLD}
@@ -267,7 +278,7 @@ def _score_question(
         skipped = {}
     if _failed(prediction):
         scores = {key: 0.0 if isinstance(value, float) else value for key, value in scores.items()}
-    return {
+    row = {
         "question_id": question.question_id,
         "kind": question.tags.get("kind"),
         "answer_format": question.answer_format,
@@ -281,15 +292,22 @@ def _score_question(
         "error": MISSING if prediction is None else prediction.error,
         "error_kind": "" if prediction is None else prediction.error_kind,
         "doc_id": question.doc_id,
-        "evidence_pages": question.evidence_pages,
+        "evidence_pages": [] if question.over_several else question.evidence_in(question.doc_id),
         "page_window": question.page_window,
         "tags": question.tags,
         **_documents(question, answered),
         **skipped,
     }
+    return cast(ScoreRow, row)  # open: the metric's keys (docqa.core.scores)
 
 
-def _documents_settings(questions: Sequence[Question]) -> dict[str, Any]:
+class _Documents(TypedDict, total=False):
+    """The score file's ``documents`` key, where it has one."""
+
+    documents: DocumentsSetting
+
+
+def _documents_settings(questions: Sequence[Question]) -> _Documents:
     """How the questions were given their documents, where the dataset says (MADQA's option
     ``documents``, ``missing_documents``: question tags), and how many are over several."""
     several = sum(question.over_several for question in questions)
@@ -299,7 +317,13 @@ def _documents_settings(questions: Sequence[Question]) -> dict[str, Any]:
     }
     if not several and not any(settings.values()):
         return {}
-    return {"documents": {"over_several": several, **settings}}
+    return {
+        "documents": {
+            "over_several": several,
+            "setting": settings["setting"],
+            "missing": settings["missing"],
+        }
+    }
 
 
 def _documents(question: Question, answered: Prediction) -> dict[str, Any]:
@@ -314,7 +338,7 @@ def _documents(question: Question, answered: Prediction) -> dict[str, Any]:
     }
 
 
-def _skipped(questions: Sequence[Question]) -> dict[str, int]:
+def _skipped(questions: Sequence[Question]) -> Skipped:
     """How many questions each kind of score leaves out: ``answer`` (no gold answer) and
     ``pages`` (no evidence pages)."""
     return {
@@ -324,7 +348,7 @@ def _skipped(questions: Sequence[Question]) -> dict[str, int]:
 
 
 def _describe(
-    scorer: Metric, options: Options, backend: Backend | None, rows: list[dict[str, Any]]
+    scorer: Metric, options: Options, backend: Backend | None, rows: list[ScoreRow]
 ) -> dict[str, Any]:
     """What produced the scores: the metric's step, its model's identity, its failures."""
     if scorer.prepare is None:
@@ -339,11 +363,11 @@ def _describe(
 def _aggregates(
     scorer: Metric,
     options: Options,
-    rows: list[dict[str, Any]],
+    rows: list[ScoreRow],
     predictions: list[Prediction],
     described: dict[str, Any],
-    skipped: dict[str, int],
-) -> dict[str, Any]:
+    skipped: Skipped,
+) -> tuple[ScoreSummary, dict[str, Any], dict[str, Interval], dict[str, dict[str, GroupScore]]]:
     """``summary``, ``aggregate``, ``aggregate_intervals`` and ``breakdown`` of the rows;
     ``described`` (what the model step ran with) goes into the summary as ``scorer``. The
     metric's aggregates are over the rows with a gold answer; ``skipped`` counts the others."""
@@ -360,46 +384,44 @@ def _aggregates(
     )
     headline = scorer.columns["overall"]
     breakdowns = {**BREAKDOWNS, **scorer.breakdowns}
-    return {
-        "summary": {
-            **_summary(scorer, aggregate, intervals, all_rows, predictions),
-            "skipped": skipped,
-            "scorer": described,
-        },
-        "aggregate": {
+    summary = _summary(scorer, aggregate, intervals, all_rows, predictions)
+    summary["skipped"] = skipped
+    summary["scorer"] = described
+    return (
+        summary,
+        {
             key: _scaled(value, key not in scorer.unscaled) if isinstance(value, float) else value
             for key, value in aggregate.items()
         },
-        "aggregate_intervals": {
-            key: _interval(value, key not in scorer.unscaled) for key, value in intervals.items()
-        },
-        "breakdown": {
+        {key: _interval(value, key not in scorer.unscaled) for key, value in intervals.items()},
+        {
             name: _breakdown(rows, groups_of, statistic, headline)
             for name, groups_of in breakdowns.items()
         },
-    }
+    )
 
 
 def _summary(
     scorer: Metric,
     aggregate: Mapping[str, Any],
     intervals: Mapping[str, tuple[float, float]],
-    rows: list[dict[str, Any]],
+    rows: list[ScoreRow],
     predictions: list[Prediction],
-) -> dict[str, Any]:
+) -> ScoreSummary:
+    """The summary up to its ``intervals``; the caller adds ``skipped`` and ``scorer``."""
     columns: dict[str, Any] = {}
-    column_intervals: dict[str, Any] = {}
+    column_intervals: dict[str, Interval] = {}
     for column, key in scorer.columns.items():
         columns[column] = _percent(aggregate.get(key))
         column_intervals[column] = _interval(intervals.get(key))
         if f"{key}_questions" in aggregate:
             columns[f"{column}_questions"] = aggregate[f"{key}_questions"]
-    for name in retrieval.score_names():
+    for name in PAGE_SCORES:
         # the mean over the questions where the page score is defined, and its interval
-        defined = [row[PAGE_PREFIX + name] for row in rows if row[PAGE_PREFIX + name] is not None]
-        columns[PAGE_PREFIX + name] = _percent(fmean(defined) if defined else None)
-        column_intervals[PAGE_PREFIX + name] = _interval(bootstrap_ci(defined))
-    return {
+        defined = [score for row in rows if (score := row[name]) is not None]
+        columns[name] = _percent(fmean(defined) if defined else None)
+        column_intervals[name] = _interval(bootstrap_ci(defined))
+    summary = {
         "questions": len(rows),
         "predictions": len(predictions),
         "errors": sum(1 for row in rows if row["error"]),
@@ -413,9 +435,10 @@ def _summary(
         "agent": agent_measures(predictions),
         "intervals": column_intervals,
     }
+    return cast(ScoreSummary, summary)  # the metric's columns, named as it says
 
 
-def agent_measures(predictions: Sequence[Prediction]) -> dict[str, Any]:
+def agent_measures(predictions: Sequence[Prediction]) -> AgentMeasures:
     """Means over questions of the measures an agentic method (DocPilot) leaves in its trace's
     last step, ``{"step": "summary", ...}``; ``{}`` when no prediction has one.
 
@@ -431,6 +454,10 @@ def agent_measures(predictions: Sequence[Prediction]) -> dict[str, Any]:
     curves = [s["recall_by_round"] for s in summaries if s.get("recall_by_round")]
     rounds = max((len(curve) for curve in curves), default=0)
     actions = sorted({name for s in summaries for name in s.get("calls_per_action", {})})
+
+    def mean(name: Literal["steps", "navigation_rounds", "pages_retrieved"]) -> float:
+        return round(fmean(float(s.get(name, 0)) for s in summaries), 3)
+
     return {
         "questions": len(summaries),
         "recall_questions": len(curves),
@@ -442,18 +469,20 @@ def agent_measures(predictions: Sequence[Prediction]) -> dict[str, Any]:
             name: round(fmean(s.get("calls_per_action", {}).get(name, 0) for s in summaries), 3)
             for name in actions
         },
-        **{name: round(fmean(float(s.get(name, 0)) for s in summaries), 3) for name in AGENT_MEANS},
+        "steps": mean("steps"),
+        "navigation_rounds": mean("navigation_rounds"),
+        "pages_retrieved": mean("pages_retrieved"),
     }
 
 
 def _breakdown(
-    rows: list[dict[str, Any]],
+    rows: list[ScoreRow],
     groups_of: Callable[[Mapping[str, Any]], list[str]],
     statistic: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]],
     headline: str,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, GroupScore]:
     """Per group: its questions, its headline aggregate and that aggregate's interval."""
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[ScoreRow]] = {}
     for row in rows:
         for group in groups_of(row):
             groups.setdefault(group, []).append(row)
@@ -471,12 +500,13 @@ def _breakdown(
     }
 
 
-def _rounded(row: Mapping[str, Any]) -> dict[str, Any]:
+def _rounded(row: ScoreRow) -> ScoreRow:
     """The row with its scores rounded; the gold answer stays as the dataset gives it."""
-    return {
+    rounded = {
         key: round(value, 4) if isinstance(value, float) and key != "gold" else value
         for key, value in row.items()
     }
+    return cast(ScoreRow, rounded)
 
 
 def _percent(fraction: float | None) -> float | None:
@@ -490,7 +520,7 @@ def _scaled(value: float | None, percent: bool) -> float | None:
     return round(value, 4)
 
 
-def _interval(interval: tuple[float, float] | None, percent: bool = True) -> list[float] | None:
+def _interval(interval: tuple[float, float] | None, percent: bool = True) -> Interval:
     if interval is None:
         return None
     return [_scaled(bound, percent) for bound in interval]  # type: ignore[misc]

@@ -8,18 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from docqa.core.scores import ScoreFile
 from docqa.metrics.bootstrap import paired_bootstrap
 
 
 def compare_to_baseline(scores: dict[str, Path]) -> dict[str, Any]:
     """``scores``: model → its score file, the baseline first."""
-    per_model = {
-        model: {
-            row["question_id"]: float(row["score"] or 0.0)
-            for row in json.loads(path.read_text())["per_question"]
-        }
-        for model, path in scores.items()
-    }
+    per_model = {model: _scores(path) for model, path in scores.items()}
     baseline, *others = per_model
     result: dict[str, Any] = {"baseline": baseline, "models": {}}
     for model in others:
@@ -40,3 +35,9 @@ def compare_to_baseline(scores: dict[str, Path]) -> dict[str, Any]:
             }
         )
     return result
+
+
+def _scores(path: Path) -> dict[str, float]:
+    """Question id → its headline score from a score file (0 where it is undefined)."""
+    scored: ScoreFile = json.loads(path.read_text())
+    return {row["question_id"]: float(row["score"] or 0.0) for row in scored["per_question"]}

@@ -129,7 +129,7 @@ class Checker:
     def ability(self, row: dict[str, Any], call: dict[str, Any]) -> str | None:
         """The reason to drop one ability call (a single-ability trace), or None to keep it."""
         question = Question.from_dict(row["question"])
-        gold = {page + 1 for page in question.evidence_pages}
+        gold = {page + 1 for _, page in question.evidence}
         role, reply = call["role"], call["reply"]
         prompt = "".join(
             p["text"]

@@ -43,7 +43,7 @@ def usable(question: Question) -> bool:
     """A training question needs a gold answer and gold evidence pages, in one document: the
     teacher's reference note and the filters name pages of one document (a question over
     several documents is counted under ``over_several_documents`` and left out)."""
-    return bool(question.answer) and bool(question.evidence_pages) and not question.over_several
+    return bool(question.answer) and bool(question.evidence) and not question.over_several
 
 
 def synthesize(

@@ -56,7 +56,7 @@ def answer_text(answer: str | list[str]) -> str:
 
 
 def reference_note(question: Question) -> str:
-    pages = ", ".join(str(page + 1) for page in question.evidence_pages) or "none"
+    pages = ", ".join(str(page + 1) for _, page in question.evidence) or "none"
     return REFERENCE.format(answer=answer_text(question.answer), pages=pages)
 
 

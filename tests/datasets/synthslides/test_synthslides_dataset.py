@@ -55,7 +55,7 @@ def test_ids_evidence_pages_and_sources(default_set):
     assert len({q.question_id for q in questions}) == len(questions)
     for q in questions:
         assert q.question_id.startswith(f"{q.doc_id}-q")
-        assert all(0 <= p < pages[q.doc_id] for p in q.evidence_pages), q
+        assert all(0 <= p < pages[q.doc_id] for p in q.evidence_in(q.doc_id)), q
         assert set(q.tags["evidence_sources"]) <= SOURCES
         if q.answer_format == "List":
             assert isinstance(q.answer, list)
@@ -70,10 +70,10 @@ def test_unanswerable_questions(default_set):
         unanswerable = q.tags["kind"] == "unanswerable"
         assert unanswerable == (q.answer_format == "None") == (q.answer == UNANSWERABLE)
         if unanswerable:
-            assert q.evidence_pages == []
+            assert q.evidence == []
             assert q.tags["evidence_sources"] == []
         else:
-            assert q.evidence_pages
+            assert q.evidence
 
 
 def test_extractive_answers_are_printed_on_their_evidence_pages(default_set):
@@ -83,7 +83,7 @@ def test_extractive_answers_are_printed_on_their_evidence_pages(default_set):
     for q in questions:
         if q.tags["kind"] not in ("chart_value", "table_cell"):
             continue
-        text = " ".join(texts[q.doc_id][p] for p in q.evidence_pages)
+        text = " ".join(texts[q.doc_id][p] for p in q.evidence_in(q.doc_id))
         for answer in q.answer if isinstance(q.answer, list) else [q.answer]:
             assert answer in text, (q.question_id, answer)
             checked += 1

@@ -15,7 +15,12 @@ from docqa.methods.base import DocumentEnv
 from docqa.methods.docpilot import DocPilot, DocPilotOptions
 
 STAFF = Question(
-    "q-staff", "acme", "How many more staff has Engineering than Design?", "33", "Int", [2]
+    "q-staff",
+    "acme",
+    "How many more staff has Engineering than Design?",
+    "33",
+    "Int",
+    [("acme", 2)],
 )
 
 

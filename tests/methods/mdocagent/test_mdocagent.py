@@ -37,7 +37,9 @@ PAGE_TEXTS = [
     "Costs\r\n2020: 17 million",
     "",  # a chart without any text
 ]
-QUESTION = Question("q1", "deck", "What was the revenue in 2020?", "42 million", "Str", [1])
+QUESTION = Question(
+    "q1", "deck", "What was the revenue in 2020?", "42 million", "Str", [("deck", 1)]
+)
 
 CLEAN = {
     "general": "The revenue in 2020 was 42 million.",

@@ -36,7 +36,9 @@ ORIGINAL_SHA256 = {
 }
 
 PAGE_TEXTS = ["Acme Corp\nAnnual review", "Revenue\n2020: 42 million"]
-QUESTION = Question("q1", "deck", "What was the revenue in 2020?", "42 million", "Str", [1])
+QUESTION = Question(
+    "q1", "deck", "What was the revenue in 2020?", "42 million", "Str", [("deck", 1)]
+)
 REPLIES = {
     "general": "The revenue in 2020 was 42 million.",
     "critical": '{"text": "revenue 2020", "image": "revenue chart"}',

@@ -30,7 +30,9 @@ SLIDES = [
     "Revenue by year\n2020: 42 million\n2021: 50 million",
     "Costs by year\n2020: 17 million\n2021: 19 million",
 ]
-QUESTION = Question("q1", "deck", "What was the revenue in 2020?", "42 million", "Str", [1])
+QUESTION = Question(
+    "q1", "deck", "What was the revenue in 2020?", "42 million", "Str", [("deck", 1)]
+)
 AGENTS = ["general", "critical", "text", "image", "summarizer"]
 
 

@@ -27,7 +27,9 @@ from docqa.methods.slideagent.knowledge import read_knowledge, write_knowledge
 
 PAGES = 3
 SMALL = KnowledgeSettings(global_pages=2, knowledge_tokens=24, element_tokens=32)
-ASKED = replace(QUESTION, question="What was the revenue of the North region?", evidence_pages=[1])
+ASKED = replace(
+    QUESTION, question="What was the revenue of the North region?", evidence=[(QUESTION.doc_id, 1)]
+)
 
 
 def short_deck(acme: DocumentEnv, folder: Path) -> DocumentEnv:

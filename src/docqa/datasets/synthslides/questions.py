@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from docqa.core.question import Question
+from docqa.core.question import Question, page_refs
 from docqa.datasets.synthslides.ask_arithmetic import arithmetic_questions
 from docqa.datasets.synthslides.ask_counting import counting_questions
 from docqa.datasets.synthslides.ask_layout import layout_questions
@@ -51,7 +51,7 @@ def to_question(deck: Deck, kind: str, candidate: Candidate, number: int) -> Que
         question=candidate.question,
         answer=candidate.answer,
         answer_format=candidate.answer_format,
-        evidence_pages=list(candidate.pages),
+        evidence=page_refs(deck.doc_id, candidate.pages),
         tags=tags,
     )
 

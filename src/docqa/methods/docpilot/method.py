@@ -33,6 +33,7 @@ from pydantic import field_validator
 
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import UNANSWERABLE, Question
+from docqa.core.trace import as_trace
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models
 from docqa.methods.docpilot import labels
@@ -264,7 +265,7 @@ class DocPilot(Method):
             question.question_id,
             final if final is not None else settings.insufficient_answer,
             list(state.read),
-            trace,
+            as_trace(trace),
             usage,
         )
 

@@ -46,6 +46,7 @@ from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import Question
+from docqa.core.trace import as_trace
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models
 from docqa.methods.mdocagent import requests
@@ -264,7 +265,7 @@ class _Run:
 
     def prediction(self, answer: str) -> Prediction:
         self.trace.append({"step": "result", "output": answer, "fallbacks": self.fallbacks})
-        return Prediction(self.question_id, answer, self.pages, self.trace, self.usage)
+        return Prediction(self.question_id, answer, self.pages, as_trace(self.trace), self.usage)
 
     def _describe(self, request: ChatRequest) -> str:
         """The request as a reader of the trace needs it: each message's role, its text with

@@ -32,6 +32,7 @@ from docqa.backends.client import ModelClient
 from docqa.backends.request import Generation
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
+from docqa.core.trace import as_trace
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models, WindowSearcher
 from docqa.methods.document_set import member_env
@@ -351,7 +352,7 @@ class SlideAgent(Method):
     ) -> Prediction:
         fallbacks = sorted(log.fallbacks.elements())
         log.trace.append({"step": "result", "output": answer, "fallbacks": fallbacks})
-        return Prediction(question.question_id, answer, pages, log.trace, log.usage)
+        return Prediction(question.question_id, answer, pages, as_trace(log.trace), log.usage)
 
 
 def _model_label(client: ModelClient) -> str:

@@ -1,0 +1,65 @@
+"""A trace step: one entry of ``Prediction.trace``, what a method did on the way to its answer.
+
+Steps vary by method; each is a JSON object named by ``step`` (and/or ``agent`` / ``action``).
+:class:`TraceStep` declares the keys that readers outside the method rely on: the trace page
+(:mod:`docqa.report.traces`) shows ``input``, ``output``, ``pages``, ``images``, ``usage`` and
+``fallbacks`` by their own widgets and any other key as a field; the infer stage opens a
+question over several documents with a ``documents`` step (:class:`TraceDocument` per
+document); an agentic method (DocPilot) ends with a ``summary`` step whose measures the score
+stage averages (:func:`docqa.stages.score.agent_measures`) and the training filters read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, TypedDict, cast
+
+
+class TraceDocument(TypedDict):
+    """One document of a question over several, as the ``documents`` step lists it."""
+
+    #: how prompts name its pages (``D2``); empty for one document
+    label: str
+    doc_id: str
+    #: the number of its first page in the set's end-to-end numbering
+    first_page: int
+    pages: int
+
+
+class TraceStep(TypedDict, total=False):
+    """One step of a trace; every key is optional, a method adds its own."""
+
+    step: str
+    agent: str
+    action: str
+    input: Any
+    output: Any
+    #: 0-based pages (of the document, or of the set, numbered end to end) the step looked at
+    pages: list[int]
+    #: images the step looked at besides whole pages (crops, zooms), as file paths
+    images: list[str]
+    #: the step's model usage, ``Usage.to_dict()``
+    usage: dict[str, Any]
+    #: the defined fallbacks the step's replies took
+    fallbacks: list[str]
+    # the ``documents`` step
+    documents: list[TraceDocument]
+    missing: list[str]
+    # the ``summary`` step (docqa.methods.docpilot.measures)
+    stop: str
+    steps: int
+    pages_retrieved: int
+    navigation_rounds: int
+    evidence_recall: float | None
+    recall_by_round: list[float]
+    calls_per_action: dict[str, int]
+
+
+def as_trace(records: Iterable[Mapping[str, Any]]) -> list[TraceStep]:
+    """A method's step records as the steps of its prediction's trace.
+
+    A record is a JSON object with the keys :class:`TraceStep` declares and the method's own
+    (``retriever``, ``thought``, ``prompt_chars``...). A TypedDict cannot be left open to such
+    keys for mypy yet (PEP 728's ``extra_items``), so a method hands its records over here,
+    the one place they are taken as trace steps."""
+    return cast(list[TraceStep], list(records))
