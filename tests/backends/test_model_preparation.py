@@ -125,7 +125,7 @@ def test_unknown_precision_is_refused_with_the_choices(weights: Path, tmp_path: 
     entry = tiny_model_entry(weights, precision="int4")
     prepare_model("odd", entry, tmp_path / "odd")
     with pytest.raises(
-        ValueError, match=r"models.odd.precision: input should be .*'nf4' \(got 'int4'\)"
+        ValueError, match=r"models.odd.precision: must be one of .*'nf4' \(got 'int4'\)"
     ):
         create_backend(entry, tmp_path / "odd")
 

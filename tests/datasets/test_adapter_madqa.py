@@ -75,10 +75,10 @@ def test_every_evidence_document_is_a_document_of_the_question() -> None:
 
 
 def test_only_the_evidence_setting_is_offered(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="options.documents: input should be 'evidence'"):
+    with pytest.raises(ValueError, match="options.documents: must be one of 'evidence'"):
         resolve_options("madqa", {"documents": "collection"})
     assert "whole-collection protocol" in MADQAOptions.model_fields["documents"].description
-    with pytest.raises(ValueError, match="options.missing_documents: input should be 'fail' or"):
+    with pytest.raises(ValueError, match="options.missing_documents: must be one of 'fail' or"):
         convert(tmp_path / "a", missing_documents="skip")
     with pytest.raises(ValueError, match="did you mean .documents.*missing_documents"):
         convert(tmp_path / "b", documnets="evidence")

@@ -161,5 +161,5 @@ def test_realmmrag_groups_pages_into_decks_and_skips_distractors(tmp_path: Path)
     assert documents["TechSlides_storage_intro"]["num_pages"] == 2
     assert documents["FinSlides_q3"]["num_pages"] == 1
     assert len(list(read_jsonl(out / "questions.jsonl"))) == 4
-    with pytest.raises(ValueError, match="options.query: input should be 'query', 'rephrase_lev"):
+    with pytest.raises(ValueError, match="options.query: must be one of 'query', 'rephrase_lev"):
         resolve_options("realmmrag", {"query": "rephrase_level_9"})

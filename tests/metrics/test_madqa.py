@@ -316,7 +316,7 @@ def test_options_are_checked() -> None:
         resolve_options("madqa", {"accuracy": "semantic"})
     with pytest.raises(ValueError, match="only used with accuracy: semantic"):
         resolve_options("madqa", {"model": "judge"})
-    with pytest.raises(ValueError, match="metrics.madqa.accuracy: input should be 'anls' or"):
+    with pytest.raises(ValueError, match="metrics.madqa.accuracy: must be one of 'anls' or"):
         resolve_options("madqa", {"accuracy": "exact"})
 
 

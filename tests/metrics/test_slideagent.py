@@ -91,5 +91,5 @@ def test_registered_with_checked_options() -> None:
         resolve_options("slideagent", {"composite": "x"})
     with pytest.raises(ValueError, match="metrics.slideagent.overall"):
         resolve_options("slideagent", {"overall": "median"})
-    with pytest.raises(ValueError, match="metrics.slideagent.rel_tol: input should be greater"):
+    with pytest.raises(ValueError, match="metrics.slideagent.rel_tol: must be at least 0"):
         resolve_options("slideagent", {"rel_tol": -1})

@@ -52,7 +52,7 @@ def test_a_long_page_keeps_the_vectors_of_all_its_chunks(
 def test_the_model_is_required(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="colbert.model: field required"):
         create_retriever({"type": "colbert"})
-    with pytest.raises(ValueError, match="page_score: input should be 'union' or 'best_passage'"):
+    with pytest.raises(ValueError, match="page_score: must be one of 'union' or 'best_passage'"):
         create_retriever({"type": "colbert", "model": "m", "page_score": "best"})
 
 

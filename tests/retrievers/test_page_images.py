@@ -81,11 +81,11 @@ def test_max_pixels_bounds_the_vectors_and_is_part_of_the_index(
 
 
 def test_bad_settings_name_the_fix(document: list[IndexedPage], colpali_model: Path) -> None:
-    with pytest.raises(ValueError, match="dtype: input should be 'float32', 'bfloat16' or"):
+    with pytest.raises(ValueError, match="dtype: must be one of 'float32', 'bfloat16' or"):
         create_retriever({"type": "colpali", "model": str(colpali_model), "dtype": "float64"})
     with pytest.raises(ValueError, match="no option 'max_pixels'.*its options: attn_implementa"):
         create_retriever({"type": "colpali", "model": str(colpali_model), "max_pixels": 9})
-    with pytest.raises(ValueError, match="max_pixels: input should be greater than or equal to"):
+    with pytest.raises(ValueError, match="max_pixels: must be at least"):
         create_retriever({"type": "colqwen2", "model": str(colpali_model), "max_pixels": 9})
 
 

@@ -37,7 +37,7 @@ def test_bad_entries_name_the_problem() -> None:
         create_retriever({"type": "bm26"})
     with pytest.raises(ValueError, match=r"bm25.k3: .* no option 'k3'.*its options: b, k1"):
         create_retriever({"type": "bm25", "k3": 1.0})
-    with pytest.raises(ValueError, match=r"bm25.b: input should be less than or equal to 1"):
+    with pytest.raises(ValueError, match=r"bm25.b: must be at most 1"):
         create_retriever({"type": "bm25", "b": 1.5})
     with pytest.raises(ValueError, match=r"dense_text.device: string should match pattern"):
         create_retriever({"type": "dense_text", "device": "gpu"})

@@ -13,7 +13,7 @@ from docqa.backends.client import ModelClient
 from docqa.core.document import Document
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
-from docqa.methods.base import DocumentEnv, Method, Models
+from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models
 from docqa.methods.store import QuestionEnv
 from docqa.runtime.checkpoint import Checkpoint
 from docqa.stages.infer import _answer_all
@@ -49,7 +49,7 @@ def test_one_unwritable_prediction_does_not_stop_the_job(tmp_path: Path) -> None
     checkpoint = Checkpoint(out, "fp", key="question_id")
     todo = [question(qid) for qid in ("bad", "surrogate", "good")]
     models = Models(ModelClient(ScriptedBackend(lambda request: "")))
-    asyncio.run(_answer_all(todo, Answers(), Store(), models, checkpoint, tmp_path / "f", 2))
+    asyncio.run(_answer_all(todo, Answers(MethodOptions()), Store(), models, checkpoint, tmp_path / "f", 2))
     rows = {row["question_id"]: row for row in checkpoint.finish(["bad", "surrogate", "good"])}
     assert rows["bad"]["answer"] == ""
     assert rows["bad"]["error"].startswith("TypeError")

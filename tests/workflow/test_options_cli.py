@@ -55,7 +55,7 @@ def test_one_implementation_as_a_table(demo: str, capsys: pytest.CaptureFixture[
     lines = out.splitlines()
     assert lines[0] == "method demo: methods.<entry>: {type: demo, <option>: <value>, …}"
     assert lines[2].split() == ["option", "type", "default", "help"]
-    assert lines[3].split() == ["top_k", "int", "4", "pages", "read,", "best", "first"]
+    assert lines[3].split() == ["top_k", "int", ">=", "1", "4", "pages", "read,", "best", "first"]
     assert lines[4].split()[:4] == ["layout", "'grid'", "or", "'pages'"]
     assert lines[5].split()[:5] == ["model", "str", "or", "null", "null"]
 
@@ -63,7 +63,7 @@ def test_one_implementation_as_a_table(demo: str, capsys: pytest.CaptureFixture[
 def test_one_implementation_as_markdown(demo: str, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "method", demo, "--markdown")
     assert status == 0
-    assert "| `top_k` | int | 4 | pages read, best first |" in out
+    assert "| `top_k` | int >= 1 | 4 | pages read, best first |" in out
     assert "| `model` | str or null | null | the model \\| or none |" in out
 
 

@@ -9,11 +9,13 @@ entry; the config may hold several named instances of one type (``text_rag_top1`
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from docqa.methods.base import Method, MethodOptions
 from docqa.runtime.registry import Registry
 from docqa.runtime.spec import check_entry
+
+if TYPE_CHECKING:  # the workflow reads this registry when it parses: no model client, no PIL
+    from docqa.methods.base import Method
 
 #: registered ``type`` name → the module that registers it; add yours here
 METHODS: Registry[type[Method]] = Registry(
@@ -36,6 +38,8 @@ METHODS: Registry[type[Method]] = Registry(
 def create_method(config: Mapping[str, Any]) -> Method:
     """Build a method from its config entry (``type`` plus that type's options), checked
     against the type's option spec: a bad option is a ValueError naming each problem."""
+    from docqa.methods.base import MethodOptions
+
     method_type = config["type"]
     method = METHODS.get(method_type)
     spec = METHODS.options(method_type)

@@ -86,7 +86,10 @@ def check_entry(
 
 def _message(problem: Any, spec: type[Options], where: str, owner: str) -> str:
     key = ".".join(str(part) for part in problem["loc"])
-    if not key:  # a rule over several options (a model validator)
+    place = f"{where}.{key}" if key else where  # a rule over several options has no key
+    if problem["type"] == "value_error":  # a validator's own message, already worded
+        return f"{place}: {problem['ctx']['error']}"
+    if not key:
         return f"{where}: {_problem(problem)}"
     if problem["type"] == "extra_forbidden":
         allowed = sorted(spec.model_fields)
@@ -96,9 +99,6 @@ def _message(problem: Any, spec: type[Options], where: str, owner: str) -> str:
             f"{where}.{key}: {owner} takes no option {key!r}; {guess}"
             f"its options: {', '.join(allowed) or 'none'} (docqa options shows each)"
         )
-    place = f"{where}.{key}" if key else where  # a check of the whole entry has no key
-    if problem["type"] == "value_error":  # a validator's own message, already worded
-        return f"{place}: {problem['ctx']['error']}"
     return f"{place}: {_problem(problem)} (got {problem['input']!r})"
 
 
