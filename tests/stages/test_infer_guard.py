@@ -49,7 +49,9 @@ def test_one_unwritable_prediction_does_not_stop_the_job(tmp_path: Path) -> None
     checkpoint = Checkpoint(out, "fp", key="question_id")
     todo = [question(qid) for qid in ("bad", "surrogate", "good")]
     models = Models(ModelClient(ScriptedBackend(lambda request: "")))
-    asyncio.run(_answer_all(todo, Answers(MethodOptions()), Store(), models, checkpoint, tmp_path / "f", 2))
+    asyncio.run(
+        _answer_all(todo, Answers(MethodOptions()), Store(), models, checkpoint, tmp_path / "f", 2)
+    )
     rows = {row["question_id"]: row for row in checkpoint.finish(["bad", "surrogate", "good"])}
     assert rows["bad"]["answer"] == ""
     assert rows["bad"]["error"].startswith("TypeError")
