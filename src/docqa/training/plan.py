@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+
 def training_entries(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return config.get("training") or {}
 

@@ -136,7 +136,7 @@ SECTIONS: dict[str, tuple[str | None, str | None, str]] = {
 }
 
 
-def _registry(section: str) -> Registry[Any]:
+def section_registry(section: str) -> Registry[Any]:
     """The registry of a config section, imported on demand (each is light to import)."""
     module, name = {
         "methods": ("docqa.methods", "METHODS"),
@@ -154,7 +154,7 @@ def check_options(config: dict[str, Any], schema: dict[str, Any] | None = None) 
     names the entry and the key."""
     errors: list[str] = []
     for section, (selector, nested, what) in SECTIONS.items():
-        registry = _registry(section)
+        registry = section_registry(section)
         for name, entry in _entries(config, section):
             kind = entry.get(selector) if selector else name
             where = f"{section}.{name}"

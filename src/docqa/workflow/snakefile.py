@@ -39,6 +39,7 @@ from docqa.workflow.pipeline import (
     text_settings,
 )
 
+
 def local_inputs(datasets: dict[str, Any], name: str) -> list[str]:
     """The files of a ``local`` dataset (its question file and documents, under option
     ``root``), as the data rule's inputs: editing one of them reruns the dataset's jobs.
