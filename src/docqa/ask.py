@@ -289,7 +289,7 @@ def answer(
     specs = {
         name: model_spec(
             config["models"][name],
-            _model_folder(name, config["models"][name]),
+            model_folder(name, config["models"][name]),
             model_threads(config["models"][name], cores),
         )
         for name in run_models(config, method, model)
@@ -450,7 +450,7 @@ def _knowledge(stages: _Stages, files: Layout, config: dict[str, Any], model: st
             elements=Path(files.elements(DATASET)),
             model_name=model,
             model=model_spec(
-                entry, _model_folder(model, entry), model_threads(entry, os.cpu_count() or 1)
+                entry, model_folder(model, entry), model_threads(entry, os.cpu_count() or 1)
             ),
             settings=config.get("knowledge", {}),
             cache=Path(config["cache"]),
@@ -460,7 +460,7 @@ def _knowledge(stages: _Stages, files: Layout, config: dict[str, Any], model: st
     stages.run(f"knowledge/{model}", settings, [out], work)
 
 
-def _model_folder(name: str, entry: dict[str, Any]) -> Path:
+def model_folder(name: str, entry: dict[str, Any]) -> Path:
     """``results/models/<name>``, prepared as rule prepare_model prepares it when it is not
     there or when the entry's preparation keys changed since ask prepared it (a folder the
     DAG prepared is taken as it is)."""

@@ -79,12 +79,12 @@ def with_student(tmp_path: Path) -> dict:
 def test_ask_prepares_a_model_with_an_adapter_as_a_model_of_its_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from docqa.ask import _model_folder
+    from docqa.ask import model_folder
 
     config = with_student(tmp_path)
     monkeypatch.chdir(tmp_path)
-    base = json.loads((_model_folder("base", config["models"]["base"]) / "model.json").read_text())
-    student_dir = _model_folder("student", config["models"]["student"])
+    base = json.loads((model_folder("base", config["models"]["base"]) / "model.json").read_text())
+    student_dir = model_folder("student", config["models"]["student"])
     student = json.loads((student_dir / "model.json").read_text())
     assert student_dir == Path("results/models/student")
     assert student["adapter"]["path"] == config["models"]["student"]["adapter"]
@@ -97,7 +97,7 @@ def test_ask_prepares_a_model_with_an_adapter_as_a_model_of_its_own(
     shutil.copytree(config["models"]["student"]["adapter"], other)
     (other / "adapter_config.json").write_text(json.dumps({"r": 16}))
     retrained = {**config["models"]["student"], "adapter": str(other)}
-    again = json.loads((_model_folder("student", retrained) / "model.json").read_text())
+    again = json.loads((model_folder("student", retrained) / "model.json").read_text())
     assert again["adapter"]["path"] == str(other)
     assert again["identity"] != student["identity"]
 
@@ -127,9 +127,9 @@ def test_a_prepare_key_changed_in_one_place_reaches_the_rule_and_ask(tmp_path: P
     asked.mkdir()
     probe = (
         "import json, sys\n"
-        "from docqa.ask import _model_folder\n"
+        "from docqa.ask import model_folder\n"
         "entry = json.loads(sys.argv[1])\n"
-        "print(_model_folder('student', entry) / 'model.json')\n"
+        "print(model_folder('student', entry) / 'model.json')\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe, json.dumps(config["models"]["student"])],
