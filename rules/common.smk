@@ -139,6 +139,12 @@ def timing_files():
     return [RESULTS.timings(run) for run in RUNS]
 
 
+def runs_dir_of(timings):
+    """The runs folder above the timings files ``timing_files()`` names, derived from them (so
+    that a storage plugin maps it as it maps the inputs)."""
+    return str(Path(timings[0]).parents[RUN.count("/") + 1]) if timings else RESULTS.runs()
+
+
 def recall_files():
     """recall.json of every retriever used by a method of each dataset's experiments."""
     wanted = {}
@@ -175,10 +181,10 @@ def trace_dirs():
 def trace_links():
     """Links from results/report.html to each run's trace index, for the captions."""
     return [
-        {"label": " / ".join(run.split("/")), "href": f"{traces}/index.html"}
-        for run in RUNS
+        {"label": f"{d} / {me} / {mo}", "href": f"{traces}/index.html"}
+        for d, me, mo in GRID
         # relative to results/, where report.html lies
-        for traces in [str(Path(RESULTS.traces(run)).relative_to(RESULTS.root))]
+        for traces in [Path(RESULTS.traces(run_key(d, me, mo))).relative_to(RESULTS.root)]
     ]
 
 

@@ -50,7 +50,7 @@ rule report:
         top_k=top_k_params(),
         quantization=quantization_groups(config, GRID),
         # where each run's timings and provenance lie: results/runs, above {ds}/{method}/{model}
-        runs_dir=RESULTS.runs(),
+        runs_dir=lambda wildcards, input: runs_dir_of(input.timings),
         traces=trace_links(),
     script:
         "scripts/report.py"
