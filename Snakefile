@@ -35,4 +35,4 @@ rule all:
     default_target: True
     input:
         report_outputs(),
-        training_outputs(config),
+        training_outputs(),

@@ -1,35 +1,37 @@
 # Shared helpers: config validation, the experiment grid, and per-rule config slices.
 # Rule params carry only the slice of config a rule uses, so editing one model or method
-# reruns only the jobs that depend on it.
+# reruns only the jobs that depend on it. Every path comes from the results layout (RESULTS,
+# docqa.workflow.layout); what a run takes from the config from docqa.workflow.pipeline, which
+# docqa ask reads too.
 from pathlib import Path
 
-from snakemake.utils import validate
-
-
 from docqa.workflow.snakefile import (
-    check_options,
-    check_references,
+    RESULTS,
+    RUN,
+    SHARD,
     experiment_grid,
+    model_source as _model_source,
+    model_threads as _model_threads,
     needs_knowledge,
     quantization_groups,
     report_figures,
     report_tables,
     retriever_names,
     role_models,
+    run_key,
     shard_counts,
-    shard_files,
+    shard_names,
     sharded_runs_pattern,
     text_settings as _text_settings,
     top_k_series,
+    validate_config,
 )
 
-# every entry's options against its registered type first: those messages name the entry and key
-check_options(config)
-validate(config, "../config/config.schema.yaml")
-check_references(config)
+# the checks docqa ask and docqa config show run too (docqa.workflow.loader)
+validate_config(config, Path(workflow.basedir) / "config/config.schema.yaml")
 
 GRID = experiment_grid(config)
-PREPARE_KEYS = ("backend", "hf_id", "revision", "gguf", "path", "hf_cache", "adapter")
+RUNS = [run_key(*run) for run in GRID]
 
 
 wildcard_constraints:
@@ -40,17 +42,16 @@ wildcard_constraints:
 
 
 def model_source(wildcards):
-    entry = config["models"][wildcards.model]
-    return {key: entry[key] for key in PREPARE_KEYS if key in entry}
+    return _model_source(config["models"][wildcards.model])
 
 
 def model_prepare_inputs(wildcards):
     """What a model entry needs from other jobs: the training stage of its adapter
     (rules/training.smk) and a base under results/ (e.g. the prepared embedded model)."""
     entry = config["models"][wildcards.model]
-    inputs = [entry["path"]] if str(entry.get("path", "")).startswith("results/") else []
+    inputs = [entry["path"]] if str(entry.get("path", "")).startswith(f"{RESULTS.root}/") else []
     adapter = str(entry.get("adapter", ""))
-    if adapter.startswith("results/training/"):
+    if adapter.startswith(RESULTS.training("")):
         inputs.append(str(Path(adapter).parent / "train.json"))  # the train job's own output
     return inputs
 
@@ -58,7 +59,7 @@ def model_prepare_inputs(wildcards):
 def model_threads(wildcards):
     """A CPU model takes every core (one infer job at a time beats several sharing the cores);
     a model entry's ``threads`` overrides it, e.g. for GPU models that need one core."""
-    return config["models"][wildcards.model].get("threads", workflow.cores)
+    return _model_threads(config["models"][wildcards.model], workflow.cores)
 
 
 def model_gpus(wildcards):
@@ -72,9 +73,7 @@ def method_retrievers(wildcards):
 
 
 def method_indexes(wildcards):
-    return [
-        f"results/index/{wildcards.dataset}/{name}/docs" for name in method_retrievers(wildcards)
-    ]
+    return [RESULTS.index_docs(wildcards.dataset, name) for name in method_retrievers(wildcards)]
 
 
 def method_config(wildcards):
@@ -89,7 +88,7 @@ def method_role_models(wildcards):
 
 def method_role_model_dirs(wildcards):
     roles = role_models(config["methods"][wildcards.method])
-    return [f"results/models/{name}" for name in roles.values()]
+    return [RESULTS.model(name) for name in roles.values()]
 
 
 def method_knowledge(wildcards):
@@ -97,7 +96,7 @@ def method_knowledge(wildcards):
     nothing for other methods."""
     if not needs_knowledge(config["methods"][wildcards.method]):
         return []
-    return f"results/knowledge/{wildcards.dataset}/{wildcards.model}"
+    return RESULTS.knowledge(wildcards.dataset, wildcards.model)
 
 
 def model_config(wildcards):
@@ -124,7 +123,7 @@ def metric_model(wildcards):
 
 def metric_model_input(wildcards):
     model = metric_model(wildcards)
-    return {"metric_model": f"results/models/{model}"} if model else {}
+    return {"metric_model": RESULTS.model(model)} if model else {}
 
 
 def metric_model_config(wildcards):
@@ -133,17 +132,18 @@ def metric_model_config(wildcards):
 
 
 def score_files():
-    return [f"results/scores/{d}/{me}/{mo}.json" for d, me, mo in GRID]
+    return [RESULTS.scores(run) for run in RUNS]
 
 
 def timing_files():
     """Each run's wall-clock measurements, which the report shows beside its scores."""
-    return [f"results/runs/{d}/{me}/{mo}/predictions.timings.jsonl" for d, me, mo in GRID]
+    return [RESULTS.timings(run) for run in RUNS]
 
 
 def runs_dir_of(timings):
-    """The runs folder that holds the timings files ``timing_files()`` names."""
-    return str(Path(timings[0]).parents[3]) if timings else "results/runs"
+    """The runs folder above the timings files ``timing_files()`` names, derived from them (so
+    that a storage plugin maps it as it maps the inputs)."""
+    return str(Path(timings[0]).parents[RUN.count("/") + 1]) if timings else RESULTS.runs()
 
 
 def recall_files():
@@ -152,36 +152,40 @@ def recall_files():
     for dataset, method, _ in GRID:
         for retriever in retriever_names(config["methods"][method]):
             wanted[(dataset, retriever)] = None
-    return [f"results/index/{d}/{r}/recall.json" for d, r in wanted]
+    return [RESULTS.recall(d, r) for d, r in wanted]
 
 
 def failure_files():
     datasets = dict.fromkeys(d for d, _, _ in GRID)
-    return [f"results/{stage}/{d}/failures.jsonl" for d in datasets for stage in ("pages", "text")]
+    return [
+        failures
+        for d in datasets
+        for failures in (RESULTS.render_failures(d), RESULTS.text_failures(d))
+    ]
 
 
 def report_outputs():
-    figures = [f"results/figures/{name}.{ext}" for name in FIGURES for ext in ("png", "pdf")]
+    figures = [RESULTS.figure(name, ext) for name in FIGURES for ext in ("png", "pdf")]
     tables = [
-        f"results/tables/{name}.{ext}" for name in ("results", "retrieval") for ext in ("csv", "md")
+        RESULTS.table(name, ext) for name in ("results", "retrieval") for ext in ("csv", "md")
     ]
     paper = [
-        f"results/tables/{name}.{ext}"
-        for name in PAPER_TABLES
-        for ext in ("csv", "md", "tex", "html")
+        RESULTS.table(name, ext) for name in PAPER_TABLES for ext in ("csv", "md", "tex", "html")
     ]
     return tables + paper + figures + trace_dirs()
 
 
 def trace_dirs():
-    return [f"results/traces/{d}/{me}/{mo}" for d, me, mo in GRID]
+    return [RESULTS.traces(run) for run in RUNS]
 
 
 def trace_links():
     """Links from results/report.html to each run's trace index, for the captions."""
     return [
-        {"label": f"{d} / {me} / {mo}", "href": f"traces/{d}/{me}/{mo}/index.html"}
+        {"label": f"{d} / {me} / {mo}", "href": f"{traces}/index.html"}
         for d, me, mo in GRID
+        # relative to results/, where report.html lies
+        for traces in [Path(RESULTS.traces(run_key(d, me, mo))).relative_to(RESULTS.root)]
     ]
 
 
@@ -196,9 +200,9 @@ def figure_outputs():
     outputs = {}
     for name in FIGURES:
         outputs[f"{name}_png"] = report(
-            f"results/figures/{name}.png", caption=f"report/{name}.rst", category="Figures"
+            RESULTS.figure(name, "png"), caption=f"report/{name}.rst", category="Figures"
         )
-        outputs[f"{name}_pdf"] = f"results/figures/{name}.pdf"
+        outputs[f"{name}_pdf"] = RESULTS.figure(name, "pdf")
     return outputs
 
 
@@ -206,9 +210,9 @@ def paper_table_outputs():
     outputs = {}
     for name in PAPER_TABLES:
         for ext in ("csv", "md", "tex"):
-            outputs[f"table_{name}_{ext}"] = f"results/tables/{name}.{ext}"
+            outputs[f"table_{name}_{ext}"] = RESULTS.table(name, ext)
         outputs[f"table_{name}_html"] = report(
-            f"results/tables/{name}.html",
+            RESULTS.table(name, "html"),
             caption="report/paper_table.rst",
             category="Paper tables",
             labels={"table": name},
@@ -228,25 +232,27 @@ SHARDS = shard_counts(config)
 
 def run_shards(wildcards):
     """The shard predictions of merge_shards' ``{run}`` ({dataset}/{method}/{model})."""
-    return shard_files(f"results/runs/{wildcards.run}", SHARDS[tuple(wildcards.run.split("/"))])
+    names = shard_names(SHARDS[tuple(wildcards.run.split("/"))])
+    return [RESULTS.shard_predictions(wildcards.run, name) for name in names]
 
 
 def run_shard_provenance(wildcards):
-    return [path.removesuffix(".jsonl") + ".provenance.json" for path in run_shards(wildcards)]
+    names = shard_names(SHARDS[tuple(wildcards.run.split("/"))])
+    return [RESULTS.shard_provenance(wildcards.run, name) for name in names]
 
 
 def run_questions(wildcards):
-    return f"results/data/{wildcards.run.split('/')[0]}/questions.jsonl"
+    return RESULTS.questions(wildcards.run.split("/")[0])
 
 
 # The training rules' helpers (rules/training.smk, docqa.training).
 from docqa.workflow.snakefile import (
-    evaluation_runs,
-    evaluation_scores,
+    evaluation_runs as _evaluation_runs,
+    evaluation_scores as _evaluation_scores,
     stage_names,
-    stage_start,
+    stage_start as _stage_start,
     training_entries,
-    training_outputs,
+    training_outputs as _training_outputs,
 )
 
 TRAINING = training_entries(config)
@@ -262,12 +268,12 @@ def training_data(kind):
     def files(wildcards):
         dataset = wildcards.dataset
         return {
-            "questions": f"results/data/{dataset}/questions.jsonl",
-            "documents": f"results/data/{dataset}/documents.jsonl",
-            "pages": f"results/pages/{dataset}/pages.jsonl",
-            "overviews": f"results/pages/{dataset}/overviews.jsonl",
-            "elements": f"results/text/{dataset}/elements.jsonl",
-        }[kind]
+            "questions": RESULTS.questions,
+            "documents": RESULTS.documents,
+            "pages": RESULTS.pages,
+            "overviews": RESULTS.overviews,
+            "elements": RESULTS.elements,
+        }[kind](dataset)
 
     return files
 
@@ -275,7 +281,7 @@ def training_data(kind):
 def training_trajectories(wildcards):
     """dataset → its trajectories file, for every training dataset of the entry."""
     return {
-        dataset: f"results/training/{wildcards.training}/trajectories/{dataset}.jsonl"
+        dataset: f"{RESULTS.training(wildcards.training)}/trajectories/{dataset}.jsonl"
         for dataset in TRAINING[wildcards.training]["datasets"]
     }
 
@@ -290,8 +296,25 @@ def training_metrics(wildcards):
 
 
 def training_model_dir(role):
-    return lambda wildcards: f"results/models/{TRAINING[wildcards.training][role]}"
+    return lambda wildcards: RESULTS.model(TRAINING[wildcards.training][role])
 
 
 def training_model_config(role):
     return lambda wildcards: config["models"][TRAINING[wildcards.training][role]]
+
+
+def training_outputs():
+    return _training_outputs(RESULTS, config)
+
+
+def stage_start(wildcards):
+    training = wildcards.training
+    return _stage_start(RESULTS, TRAINING[training], training, wildcards.stage)
+
+
+def evaluation_runs(wildcards):
+    return _evaluation_runs(RESULTS, TRAINING[wildcards.training])
+
+
+def evaluation_scores(wildcards):
+    return _evaluation_scores(RESULTS, TRAINING[wildcards.training])

@@ -21,9 +21,9 @@ DOWNLOAD_KEYS = download_keys(config["datasets"])
 rule download_dataset:
     """Download a dataset's files at its pinned revision, verify them, write manifest.json."""
     output:
-        manifest="results/downloads/{download}/manifest.json",
+        manifest=RESULTS.manifest(),
     log:
-        "results/logs/downloads/{download}.log",
+        RESULTS.log("downloads", "{download}"),
     wildcard_constraints:
         download="|".join(re.escape(key) for key in DOWNLOAD_KEYS) or "(?!)",
     params:
@@ -39,11 +39,11 @@ rule prepare_dataset:
         # a local dataset's question file and documents (docqa.datasets.local)
         lambda wildcards: local_inputs(config["datasets"], wildcards.dataset),
     output:
-        questions="results/data/{dataset}/questions.jsonl",
-        documents="results/data/{dataset}/documents.jsonl",
-        docs=directory("results/data/{dataset}/docs"),
+        questions=RESULTS.questions(),
+        documents=RESULTS.documents(),
+        docs=directory(RESULTS.docs()),
     log:
-        "results/logs/data/{dataset}.log",
+        RESULTS.log("data", "{dataset}"),
     conda:
         "../envs/cpu.yaml"
     params:

@@ -6,18 +6,18 @@ rule build_index:
     embeddings are built here once per (dataset, retriever) and reused by every method and
     model; a hybrid reuses the indexes of the retrievers it fuses, which are built first."""
     input:
-        questions="results/data/{dataset}/questions.jsonl",
-        pages="results/pages/{dataset}/pages.jsonl",
-        elements="results/text/{dataset}/elements.jsonl",
+        questions=RESULTS.questions(),
+        pages=RESULTS.pages(),
+        elements=RESULTS.elements(),
         fused=lambda w: [
-            f"results/index/{w.dataset}/{name}/docs"
+            RESULTS.index_docs(w.dataset, name)
             for name in fused_entries(config["retrievers"], w.retriever)
         ],
     output:
-        docs=directory("results/index/{dataset}/{retriever}/docs"),
-        recall="results/index/{dataset}/{retriever}/recall.json",
+        docs=directory(RESULTS.index_docs()),
+        recall=RESULTS.recall(),
     log:
-        "results/logs/index/{dataset}/{retriever}.log",
+        RESULTS.log("index", "{dataset}", "{retriever}"),
     conda:
         "../envs/retrieval.yaml"
     resources:

@@ -4,9 +4,9 @@ rule prepare_model:
     input:
         model_prepare_inputs,
     output:
-        directory("results/models/{model}"),
+        directory(RESULTS.model()),
     log:
-        "results/logs/models/{model}.log",
+        RESULTS.log("models", "{model}"),
     conda:
         "../envs/infer.yaml"
     params:
@@ -19,22 +19,22 @@ rule infer:
     """One method with one model over a whole dataset; resumable per question."""
     input:
         indexes=method_indexes,
-        questions="results/data/{dataset}/questions.jsonl",
-        documents="results/data/{dataset}/documents.jsonl",
-        pages="results/pages/{dataset}/pages.jsonl",
-        overviews="results/pages/{dataset}/overviews.jsonl",
-        failures="results/pages/{dataset}/failures.jsonl",
-        elements="results/text/{dataset}/elements.jsonl",
-        model="results/models/{model}",
+        questions=RESULTS.questions(),
+        documents=RESULTS.documents(),
+        pages=RESULTS.pages(),
+        overviews=RESULTS.overviews(),
+        failures=RESULTS.render_failures(),
+        elements=RESULTS.elements(),
+        model=RESULTS.model(),
         role_models=method_role_model_dirs,
         knowledge=method_knowledge,
     output:
         # predictions are byte-identical across reruns; seconds and memory go to timings
-        predictions="results/runs/{dataset}/{method}/{model}/predictions.jsonl",
-        timings="results/runs/{dataset}/{method}/{model}/predictions.timings.jsonl",
-        provenance="results/runs/{dataset}/{method}/{model}/provenance.json",
+        predictions=RESULTS.predictions(),
+        timings=RESULTS.timings(),
+        provenance=RESULTS.provenance(),
     log:
-        "results/logs/infer/{dataset}/{method}/{model}.log",
+        RESULTS.log("infer", RUN),
     conda:
         "../envs/infer.yaml"
     threads: model_threads
@@ -61,11 +61,11 @@ rule infer:
 # same bytes an unsharded run writes. ruleorder sends the runs split in shards to the merge.
 use rule infer as infer_shard with:
     output:
-        predictions="results/runs/{dataset}/{method}/{model}/shards/{shard}-of-{shards}.jsonl",
-        timings="results/runs/{dataset}/{method}/{model}/shards/{shard}-of-{shards}.timings.jsonl",
-        provenance="results/runs/{dataset}/{method}/{model}/shards/{shard}-of-{shards}.provenance.json",
+        predictions=RESULTS.shard_predictions(),
+        timings=RESULTS.shard_timings(),
+        provenance=RESULTS.shard_provenance(),
     log:
-        "results/logs/infer/{dataset}/{method}/{model}/{shard}-of-{shards}.log",
+        RESULTS.log("infer", RUN, SHARD),
     wildcard_constraints:
         shard=r"\d+",
         shards=r"\d+",
@@ -78,11 +78,12 @@ rule merge_shards:
         shards=run_shards,
         provenance=run_shard_provenance,
     output:
-        predictions="results/runs/{run}/predictions.jsonl",
-        timings="results/runs/{run}/predictions.timings.jsonl",
-        provenance="results/runs/{run}/provenance.json",
+        # {run} is a run key, {dataset}/{method}/{model}, of a run split in shards
+        predictions=RESULTS.predictions("{run}"),
+        timings=RESULTS.timings("{run}"),
+        provenance=RESULTS.provenance("{run}"),
     log:
-        "results/logs/infer/{run}/merge_shards.log",
+        RESULTS.log("infer", "{run}", "merge_shards"),
     wildcard_constraints:
         run=sharded_runs_pattern(config),
     conda:

@@ -4,14 +4,14 @@ rule build_knowledge:
     resumable per document. Another model has its own folder, so a model swap rebuilds only
     that model's knowledge."""
     input:
-        documents="results/data/{dataset}/documents.jsonl",
-        pages="results/pages/{dataset}/pages.jsonl",
-        elements="results/text/{dataset}/elements.jsonl",
-        model="results/models/{model}",
+        documents=RESULTS.documents(),
+        pages=RESULTS.pages(),
+        elements=RESULTS.elements(),
+        model=RESULTS.model(),
     output:
-        directory("results/knowledge/{dataset}/{model}"),
+        directory(RESULTS.knowledge()),
     log:
-        "results/logs/knowledge/{dataset}/{model}.log",
+        RESULTS.log("knowledge", "{dataset}", "{model}"),
     conda:
         "../envs/infer.yaml"
     threads: model_threads

@@ -2,14 +2,14 @@ rule render_pages:
     """PDF pages to PNG (pypdfium2), thumbnails and numbered overview grids; unreadable
     documents go to failures.jsonl and are skipped."""
     input:
-        documents="results/data/{dataset}/documents.jsonl",
-        docs="results/data/{dataset}/docs",
+        documents=RESULTS.documents(),
+        docs=RESULTS.docs(),
     output:
-        pages="results/pages/{dataset}/pages.jsonl",
-        overviews="results/pages/{dataset}/overviews.jsonl",
-        failures="results/pages/{dataset}/failures.jsonl",
+        pages=RESULTS.pages(),
+        overviews=RESULTS.overviews(),
+        failures=RESULTS.render_failures(),
     log:
-        "results/logs/render/{dataset}.log",
+        RESULTS.log("render", "{dataset}"),
     conda:
         "../envs/cpu.yaml"
     params:

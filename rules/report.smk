@@ -8,13 +8,13 @@ rule traces:
     """One HTML page per question of a run (its trace, with the pages it looked at) and an
     index of them (docqa traces)."""
     input:
-        predictions="results/runs/{dataset}/{method}/{model}/predictions.jsonl",
-        questions="results/data/{dataset}/questions.jsonl",
-        pages="results/pages/{dataset}/pages.jsonl",
+        predictions=RESULTS.predictions(),
+        questions=RESULTS.questions(),
+        pages=RESULTS.pages(),
     output:
-        directory("results/traces/{dataset}/{method}/{model}"),
+        directory(RESULTS.traces()),
     log:
-        "results/logs/traces/{dataset}/{method}/{model}.log",
+        RESULTS.log("traces", RUN),
     conda:
         "../envs/cpu.yaml"
     script:
@@ -34,14 +34,14 @@ rule report:
     output:
         **paper_table_outputs(),
         **figure_outputs(),
-        csv=report("results/tables/results.csv", caption="report/results.rst", category="Tables"),
-        markdown="results/tables/results.md",
+        csv=report(RESULTS.table("results", "csv"), caption="report/results.rst", category="Tables"),
+        markdown=RESULTS.table("results", "md"),
         retrieval_csv=report(
-            "results/tables/retrieval.csv", caption="report/retrieval.rst", category="Tables"
+            RESULTS.table("retrieval", "csv"), caption="report/retrieval.rst", category="Tables"
         ),
-        retrieval_markdown="results/tables/retrieval.md",
+        retrieval_markdown=RESULTS.table("retrieval", "md"),
     log:
-        "results/logs/report.log",
+        RESULTS.log("report"),
     conda:
         "../envs/cpu.yaml"
     params:

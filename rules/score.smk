@@ -2,12 +2,12 @@ rule score:
     """Score one run with its dataset's metric: per question and aggregated."""
     input:
         unpack(metric_model_input),
-        questions="results/data/{dataset}/questions.jsonl",
-        predictions="results/runs/{dataset}/{method}/{model}/predictions.jsonl",
+        questions=RESULTS.questions(),
+        predictions=RESULTS.predictions(),
     output:
-        "results/scores/{dataset}/{method}/{model}.json",
+        RESULTS.scores(),
     log:
-        "results/logs/score/{dataset}/{method}/{model}.log",
+        RESULTS.log("score", RUN),
     conda:
         "../envs/cpu.yaml"
     params:

@@ -3,13 +3,13 @@ rule text_pages:
     usable one, tesseract where not, decided per page); one worker per thread, OCR with
     OMP_THREAD_LIMIT=1."""
     input:
-        documents="results/data/{dataset}/documents.jsonl",
-        pages="results/pages/{dataset}/pages.jsonl",
+        documents=RESULTS.documents(),
+        pages=RESULTS.pages(),
     output:
-        elements="results/text/{dataset}/elements.jsonl",
-        failures="results/text/{dataset}/failures.jsonl",
+        elements=RESULTS.elements(),
+        failures=RESULTS.text_failures(),
     log:
-        "results/logs/text/{dataset}.log",
+        RESULTS.log("text", "{dataset}"),
     conda:
         "../envs/cpu.yaml"
     threads: workflow.cores

@@ -20,9 +20,9 @@ rule synthesize_trajectories:
         elements=training_data("elements"),
         teacher=training_model_dir("teacher"),
     output:
-        "results/training/{training}/trajectories/{dataset}.jsonl",
+        f"{RESULTS.training()}/trajectories/{{dataset}}.jsonl",
     log:
-        "results/logs/training/{training}/synthesize/{dataset}.log",
+        RESULTS.log("training", "{training}", "synthesize", "{dataset}"),
     conda:
         "../envs/train.yaml"
     params:
@@ -39,11 +39,11 @@ rule filter_trajectories:
         trajectories=lambda wildcards: list(training_trajectories(wildcards).values()),
         student=training_model_dir("student"),
     output:
-        multi="results/training/{training}/filtered/multi.jsonl",
-        single="results/training/{training}/filtered/single.jsonl",
-        report="results/training/{training}/filtered/report.json",
+        multi=f"{RESULTS.training()}/filtered/multi.jsonl",
+        single=f"{RESULTS.training()}/filtered/single.jsonl",
+        report=f"{RESULTS.training()}/filtered/report.json",
     log:
-        "results/logs/training/{training}/filter.log",
+        RESULTS.log("training", "{training}", "filter"),
     conda:
         "../envs/train.yaml"
     params:
@@ -58,14 +58,14 @@ rule filter_trajectories:
 rule build_sft:
     """Chat-format examples: stage 1's single-ability calls, stage 2's trajectories."""
     input:
-        single="results/training/{training}/filtered/single.jsonl",
-        multi="results/training/{training}/filtered/multi.jsonl",
+        single=f"{RESULTS.training()}/filtered/single.jsonl",
+        multi=f"{RESULTS.training()}/filtered/multi.jsonl",
     output:
-        single="results/training/{training}/sft/single.jsonl",
-        multi="results/training/{training}/sft/multi.jsonl",
-        counts="results/training/{training}/sft/counts.json",
+        single=f"{RESULTS.training()}/sft/single.jsonl",
+        multi=f"{RESULTS.training()}/sft/multi.jsonl",
+        counts=f"{RESULTS.training()}/sft/counts.json",
     log:
-        "results/logs/training/{training}/build_sft.log",
+        RESULTS.log("training", "{training}", "build_sft"),
     conda:
         "../envs/train.yaml"
     script:
@@ -75,16 +75,14 @@ rule build_sft:
 rule train:
     """One training stage (TRL SFT + PEFT LoRA); resumes from its last checkpoint."""
     input:
-        data=lambda wildcards: f"results/training/{wildcards.training}/sft/"
+        data=lambda wildcards: f"{RESULTS.training(wildcards.training)}/sft/"
         f"{TRAINING[wildcards.training]['stages'][wildcards.stage]['data']}.jsonl",
-        start=lambda wildcards: stage_start(
-            TRAINING[wildcards.training], wildcards.training, wildcards.stage
-        ),
+        start=stage_start,
         student=training_model_dir("student"),
     output:
-        "results/training/{training}/{stage}/train.json",
+        f"{RESULTS.training()}/{{stage}}/train.json",
     log:
-        "results/logs/training/{training}/{stage}.log",
+        RESULTS.log("training", "{training}", "{stage}"),
     conda:
         "../envs/train.yaml"
     threads: workflow.cores
@@ -101,14 +99,14 @@ rule training_figures:
     """Loss curves of every stage; with evaluate:, calls per action per model (paper D.2)."""
     input:
         stages=lambda wildcards: [
-            f"results/training/{wildcards.training}/{stage}/train.json"
+            f"{RESULTS.training(wildcards.training)}/{stage}/train.json"
             for stage in TRAINING[wildcards.training]["stages"]
         ],
     output:
-        png="results/training/{training}/loss.png",
-        pdf="results/training/{training}/loss.pdf",
+        png=f"{RESULTS.training()}/loss.png",
+        pdf=f"{RESULTS.training()}/loss.pdf",
     log:
-        "results/logs/training/{training}/figures.log",
+        RESULTS.log("training", "{training}", "figures"),
     conda:
         "../envs/cpu.yaml"
     params:
@@ -121,18 +119,18 @@ rule training_action_figure:
     """Calls per action per evaluated model (paper D.2), and each model's score against the
     first (the untrained student) with the paired bootstrap."""
     input:
-        runs=lambda wildcards: list(evaluation_runs(TRAINING[wildcards.training]).values()),
-        scores=lambda wildcards: evaluation_scores(TRAINING[wildcards.training]),
+        runs=lambda wildcards: list(evaluation_runs(wildcards).values()),
+        scores=evaluation_scores,
     output:
-        png="results/training/{training}/actions.png",
-        pdf="results/training/{training}/actions.pdf",
-        table="results/training/{training}/actions.json",
-        comparison="results/training/{training}/comparison.json",
+        png=f"{RESULTS.training()}/actions.png",
+        pdf=f"{RESULTS.training()}/actions.pdf",
+        table=f"{RESULTS.training()}/actions.json",
+        comparison=f"{RESULTS.training()}/comparison.json",
     log:
-        "results/logs/training/{training}/actions.log",
+        RESULTS.log("training", "{training}", "actions"),
     conda:
         "../envs/cpu.yaml"
     params:
-        models=lambda wildcards: list(evaluation_runs(TRAINING[wildcards.training])),
+        models=lambda wildcards: list(evaluation_runs(wildcards)),
     script:
         "scripts/training_actions.py"

@@ -60,7 +60,7 @@ def test_usage_and_config_errors_exit_2(work: Path) -> None:
     method = ask(work, str(REAL / "local_crazyones.pdf"), "Q?", "--method", "nope")
     assert method.returncode == 2
     assert "text_rag_top1" in refusal(method)
-    config = ask(work, str(REAL / "local_crazyones.pdf"), "Q?", "--config", "other.yaml")
+    config = ask(work, str(REAL / "local_crazyones.pdf"), "Q?", "--configfile", "other.yaml")
     assert config.returncode == 2
     assert "other.yaml" in refusal(config)
 

@@ -164,7 +164,7 @@ def test_ask_refuses_broken_files_in_one_line(finished_run: Path, tmp_path: Path
     refused = ask(work, str(fake), "What is in it?", "--json")
     assert refused.returncode == 1
     assert "neither a PDF nor an image" in json.loads(refused.stdout)["error"]
-    assert not any((work / "results/ask").glob("*/data/source/report.pdf"))
+    assert not any((work / "results/ask").glob("*/data/*/source/report.pdf"))
 
 
 def test_editing_the_question_file_reruns_the_dataset(finished_run: Path) -> None:

@@ -1,11 +1,10 @@
-import os
 from pathlib import Path
 
-from docqa.backends.model_spec import ModelSpec
 from docqa.runtime.gpu_lock import gpus_for_job
 from docqa.runtime.logs import setup_job_logging
 from docqa.stages.infer import run_inference
 from docqa.stages.shards import Shard
+from docqa.workflow.jobs import model_spec
 from docqa.workflow.provenance import build_provenance, write_provenance
 
 setup_job_logging(snakemake.log[0])
@@ -15,8 +14,6 @@ wildcards = snakemake.wildcards
 # wildcards is a Namedlist: `in` looks at its values, so ask its keys
 sharded = "shard" in wildcards.keys()  # noqa: SIM118
 shard = Shard(int(wildcards.shard), int(wildcards.shards)) if sharded else Shard()
-# --cores may exceed the machine's cores; torch threads beyond them only contend
-threads = {"threads": min(snakemake.threads, os.cpu_count() or 1)}
 predictions = Path(snakemake.output.predictions)
 # the job's own GPUs, taken before anything initialises CUDA (docqa.runtime.gpu_lock)
 with gpus_for_job(snakemake.resources.gpu):
@@ -33,9 +30,9 @@ with gpus_for_job(snakemake.resources.gpu):
         failures=Path(snakemake.input.failures),
         method_config=params.method,
         retriever_configs=params.retrievers,
-        model=ModelSpec({**params.model, **threads}, Path(snakemake.input.model)),
+        model=model_spec(params.model, Path(snakemake.input.model), snakemake.threads),
         role_models={
-            role: ModelSpec({**config, **threads}, Path(folder))
+            role: model_spec(config, Path(folder), snakemake.threads)
             for (role, config), folder in zip(
                 params.role_models.items(), snakemake.input.role_models, strict=True
             )

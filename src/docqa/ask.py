@@ -5,15 +5,25 @@ SlideAgent's knowledge when the method reads one, infer), so an answer here is t
 pipeline would give, with the same method, model, prompts and response cache. It lives at the
 top of the package beside :mod:`docqa.cli`, as the second way in.
 
+The config is the pipeline's: ``config/config.yaml`` with any ``--configfile`` merged over it
+and checked as the Snakefile checks it (:mod:`docqa.workflow.loader`). What a run takes from it
+(a method's retrievers and models, a model's preparation keys, SlideAgent's knowledge) comes
+from :mod:`docqa.workflow.pipeline` and each stage runs through :mod:`docqa.workflow.jobs`, as
+the rule scripts do.
+
 Each document is prepared once under ``results/ask/<content hash>/`` (the first 16 hex digits
-of the SHA-256 of its bytes; a folder of page images hashes its file names and bytes): ``data/``
-(a copy of the document and its ``documents.jsonl``), ``pages/``, ``text/``, ``index/<retriever>``
-and ``knowledge/<model>``. ``stages.json`` records the settings each stage ran with: a second
-question about the same file skips every stage whose settings are unchanged, so it neither
-renders nor reads its text again. Each question is run under
+of the SHA-256 of its bytes; a folder of page images hashes its file names and bytes), laid out
+as the DAG lays out ``results/`` (:class:`~docqa.workflow.layout.Layout`) for one dataset named
+``document``: ``data/document/`` (a copy of the document and its ``documents.jsonl``),
+``pages/document/``, ``text/document/``, ``index/document/<retriever>/`` and
+``knowledge/document/<model>/``. ``stages.json`` records the settings each stage ran with: a
+second question about the same file skips every stage whose settings are unchanged, so it
+neither renders nor reads its text again. Each question is run under
 ``questions/<method>/<model>/<question hash>/``: ``questions.jsonl``, ``predictions.jsonl`` and
 ``trace.html``. A model that is not prepared yet is prepared into ``results/models/<name>/``
-first, as the DAG's ``prepare_model`` rule does (the embedded default: about 2 minutes, once).
+first, as the DAG's ``prepare_model`` rule does (the embedded default: about 2 minutes, once);
+``results/ask/models.json`` records what each was prepared from, so a changed entry (another
+``adapter``, say) is prepared again.
 
 Several documents: one question over all of them (:mod:`docqa.methods.document_set`; each
 document is prepared in its own cache folder, and :mod:`docqa.ask_set` joins them for the
@@ -40,21 +50,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from docqa.ask_prepared import AskError, Prepared
 from docqa.core.document import Document, Page
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.datasets.fields import BadRow
+from docqa.workflow.config_check import ConfigError
+from docqa.workflow.layout import RESULTS, Layout
+from docqa.workflow.loader import load_config
+from docqa.workflow.pipeline import (
+    indexed_retrievers,
+    model_source,
+    model_threads,
+    needs_knowledge,
+    retriever_names,
+    role_models,
+    run_models,
+    text_settings,
+)
 
 log = logging.getLogger("docqa.ask")
 
-ASK_DIR = Path("results/ask")
-MODELS_DIR = Path("results/models")
-#: the model entry keys the prepare_model rule passes on (rules/common.smk, PREPARE_KEYS)
-PREPARE_KEYS = ("backend", "hf_id", "revision", "gguf", "path", "hf_cache")
+ASK_DIR = Path(RESULTS.root) / "ask"
+#: the dataset name of a prepared document (or set) in its layout
+DATASET = "document"
 HASH_CHARS = 16
 
 
@@ -93,7 +113,14 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--method", default="text_rag_top1", help="a method of the config")
     parser.add_argument("--model", default=None, help="a model of the config (default: its first)")
-    parser.add_argument("--config", type=Path, default=Path("config/config.yaml"))
+    parser.add_argument(
+        "--configfile",
+        type=Path,
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="config files merged over config/config.yaml, as snakemake --configfile merges them",
+    )
     parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     parser.add_argument(
         "--each",
@@ -109,9 +136,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     *documents, question = args.items
     try:
-        config = load_config(args.config)
+        config = load_config(args.configfile)
         method, model = pick(config, args.method, args.model)
-    except AskError as error:
+    except (AskError, ConfigError) as error:
         print(f"docqa ask: {error}", file=sys.stderr)
         return 2
     asks: list[tuple[str, Callable[[], Answered]]]
@@ -145,16 +172,6 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def load_config(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise AskError(f"config {path} not found: run docqa ask in the repository, or --config")
-    config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    for section in ("methods", "models", "retrievers", "render", "text", "cache"):
-        if section not in config:
-            raise AskError(f"config {path} has no '{section}:' section")
-    return config
-
-
 def pick(config: dict[str, Any], method: str, model: str | None) -> tuple[str, str]:
     """The method and model names, checked against the config (model default: the first)."""
     if method not in config["methods"]:
@@ -178,38 +195,32 @@ def prepare(path: Path, config: dict[str, Any], method: str, model: str) -> Prep
         source = inspect_document(path)
     except BadRow as problem:
         raise AskError(f"{problem.error}; {problem.fix}") from None
-    key = content_hash(path)
-    cache = ASK_DIR / key
+    cache = ASK_DIR / content_hash(path)
+    files = Layout(str(cache))
     stages = _Stages(cache / "stages.json")
-    documents = cache / "data" / "documents.jsonl"
+    documents = Path(files.documents(DATASET))
     doc_id = _cached_doc_id(documents)
     if doc_id is None:
         from docqa.datasets.fields import safe_id
 
         doc_id = safe_id(path.stem if path.is_file() else path.name)
-        copy = cache / "data" / "source"
-        _copy(path, copy / path.name)
-        _check_pdf(source.kind, copy / path.name)
-        source.path = copy / path.name
-        placed = place_document(doc_id, source, cache / "data" / "docs", None)
+        copy = Path(files.data(DATASET)) / "source" / path.name
+        _copy(path, copy)
+        _check_pdf(source.kind, copy, cache)
+        source.path = copy
+        placed = place_document(doc_id, source, Path(files.docs(DATASET)), None)
         write_jsonl(documents, [placed.to_dict()])
     log.info("document %s: cached under %s", path, cache)
 
-    method_config = config["methods"][method]
-    retrievers = _retrievers(config, method_config)
-    pages_dir, text_dir = cache / "pages", cache / "text"
-    _render(stages, documents, pages_dir, config["render"])
-    _page_text(stages, documents, pages_dir, text_dir, config["text"])
-    index_dirs = _index(stages, cache, retrievers, pages_dir, text_dir)
+    retrievers = indexed_retrievers(config, method)
+    _render(stages, files, config["render"])
+    _page_text(stages, files, text_settings(config))
+    _index(stages, files, retrievers)
     knowledge = None
-    from docqa.methods import METHODS
-
-    if METHODS.get(method_config["type"]).needs_knowledge:
-        folder = _model_folder(model, config["models"][model])
-        knowledge = _knowledge(stages, cache, config, model, folder, _threads())
-    return Prepared(
-        path, cache, doc_id, documents, pages_dir, text_dir, index_dirs, knowledge, stages.skipped
-    )
+    if needs_knowledge(config["methods"][method]):
+        _knowledge(stages, files, config, model)
+        knowledge = model
+    return Prepared(path, doc_id, files, list(retrievers), knowledge, stages.skipped)
 
 
 def ask(path: Path, question: str, config: dict[str, Any], method: str, model: str) -> Answered:
@@ -232,30 +243,38 @@ def ask_together(
 def answer(
     prepared: list[Prepared], question: str, config: dict[str, Any], method: str, model: str
 ) -> Answered:
-    """Answer ``question`` about the prepared document, or over several prepared documents."""
+    """Answer ``question`` about the prepared document, or over several prepared documents:
+    the infer rule's call, with the files of the document (or of the set) in place of a
+    dataset's."""
     from docqa.ask_set import join_prepared
-    from docqa.backends.model_spec import ModelSpec
     from docqa.core.question import documents_fields
     from docqa.report.traces import render_trace_html
     from docqa.stages.infer import run_inference
-    from docqa.workflow.snakefile import role_models
+    from docqa.workflow.jobs import model_spec
 
-    files = prepared[0] if len(prepared) == 1 else join_prepared(prepared, ASK_DIR / "sets")
+    files = prepared[0].files
+    if len(prepared) > 1:
+        files = join_prepared(prepared, ASK_DIR / "sets", DATASET)
     doc_ids = [one.doc_id for one in prepared]
     answered = Answered(
         ", ".join(str(one.path) for one in prepared),
         "+".join(doc_ids),
         question,
-        cache=str(files.cache),
+        cache=files.root,
         cached=sorted({stage for one in prepared for stage in one.cached}),
     )
     method_config = config["methods"][method]
-    threads = _threads()
-    folders = {
-        name: _model_folder(name, config["models"][name]) for name in _models(config, method, model)
+    cores = os.cpu_count() or 1
+    specs = {
+        name: model_spec(
+            config["models"][name],
+            model_folder(name, config["models"][name]),
+            model_threads(config["models"][name], cores),
+        )
+        for name in run_models(config, method, model)
     }
     qkey = hashlib.sha256(question.encode("utf-8")).hexdigest()[:HASH_CHARS]
-    run_dir = files.cache / "questions" / method / model / qkey
+    run_dir = Path(files.root) / "questions" / method / model / qkey
     asked = Question(
         question_id=qkey,
         question=question,
@@ -265,27 +284,27 @@ def answer(
     )
     write_jsonl(run_dir / "questions.jsonl", [asked.to_dict()])
     predictions = run_dir / "predictions.jsonl"
+    retrievers = retriever_names(method_config)
     run_inference(
         questions=run_dir / "questions.jsonl",
-        documents=files.documents,
-        pages=files.pages_dir / "pages.jsonl",
-        overviews=files.pages_dir / "overviews.jsonl",
-        elements=files.text_dir / "elements.jsonl",
-        index_dirs=files.index_dirs,
-        failures=files.pages_dir / "failures.jsonl",
+        documents=Path(files.documents(DATASET)),
+        pages=Path(files.pages(DATASET)),
+        overviews=Path(files.overviews(DATASET)),
+        elements=Path(files.elements(DATASET)),
+        index_dirs={name: Path(files.index_docs(DATASET, name)) for name in retrievers},
+        failures=Path(files.render_failures(DATASET)),
         method_config=method_config,
-        retriever_configs=_retrievers(config, method_config),
-        model=ModelSpec({**config["models"][model], **threads}, folders[model]),
-        role_models={
-            role: ModelSpec({**config["models"][name], **threads}, folders[name])
-            for role, name in role_models(method_config).items()
-        },
+        retriever_configs={name: config["retrievers"][name] for name in retrievers},
+        model=specs[model],
+        role_models={role: specs[name] for role, name in role_models(method_config).items()},
         cache=Path(config["cache"]),
         out=predictions,
-        knowledge=files.knowledge,
+        knowledge=(
+            Path(files.knowledge(DATASET, model)) if needs_knowledge(method_config) else None
+        ),
     )
     prediction = Prediction.from_dict(next(iter(read_jsonl(predictions))))
-    pages = [Page.from_dict(row) for row in read_jsonl(files.pages_dir / "pages.jsonl")]
+    pages = [Page.from_dict(row) for row in read_jsonl(Path(files.pages(DATASET)))]
     trace = render_trace_html(prediction, asked, pages, run_dir / "trace.html")
     answered.answer = prediction.answer
     answered.pages = [page + 1 for page in prediction.pages]
@@ -296,10 +315,6 @@ def answer(
     answered.trace = str(trace)
     answered.error = prediction.error
     return answered
-
-
-def _threads() -> dict[str, Any]:
-    return {"threads": os.cpu_count() or 1}
 
 
 def content_hash(path: Path) -> str:
@@ -338,157 +353,117 @@ class _Stages:
         os.replace(tmp, self.path)
 
 
-def _render(stages: _Stages, documents: Path, out: Path, settings: dict[str, Any]) -> None:
+def _render(stages: _Stages, files: Layout, settings: dict[str, Any]) -> None:
     from docqa.core.failures import read_failures
-    from docqa.stages.render import render_dataset
+    from docqa.workflow import jobs
+
+    out = Path(files.pages_dir(DATASET))
 
     def work() -> None:
-        render_dataset(
-            documents,
-            out,
-            dpi=settings["dpi"],
-            thumb_width=settings["thumb_width"],
-            grid=tuple(settings["grid"]),
-        )
+        jobs.render(Path(files.documents(DATASET)), out, settings)
 
-    stages.run("render", settings, [out / "pages.jsonl"], work)
-    failed = read_failures(out / "failures.jsonl")
+    stages.run("render", settings, [Path(files.pages(DATASET))], work)
+    failed = read_failures(Path(files.render_failures(DATASET)))
     if failed:
         raise AskError(f"{failed[0].error}; {failed[0].fix}")
 
 
-def _page_text(
-    stages: _Stages, documents: Path, pages: Path, out: Path, settings: dict[str, Any]
-) -> None:
+def _page_text(stages: _Stages, files: Layout, settings: dict[str, Any]) -> None:
     """The page text (rule text_pages): the PDF's text layer, tesseract where a page has none."""
     from docqa.core.failures import read_failures
-    from docqa.stages.text import text_dataset
+    from docqa.workflow import jobs
+
+    failures = Path(files.text_failures(DATASET))
 
     def work() -> None:
-        text_dataset(
-            documents,
-            pages / "pages.jsonl",
-            out / "elements.jsonl",
+        jobs.page_text(
+            Path(files.documents(DATASET)),
+            Path(files.pages(DATASET)),
+            Path(files.elements(DATASET)),
+            failures,
+            settings,
             workers=os.cpu_count() or 1,
-            source=settings["source"],
-            psm=settings["psm"],
-            lang=settings["lang"],
-            failures=out / "failures.jsonl",
         )
 
     done = {**settings, "render": stages.done["render"]}
-    stages.run("text", done, [out / "elements.jsonl"], work)
-    failed = read_failures(out / "failures.jsonl")
+    stages.run("text", done, [Path(files.elements(DATASET))], work)
+    failed = read_failures(failures)
     if failed:  # the question is still asked: the other pages (and the page images) remain
         log.warning("text: %d page(s) without text, first: %s", len(failed), failed[0].error)
 
 
-def _index(
-    stages: _Stages,
-    cache: Path,
-    retrievers: dict[str, dict[str, Any]],
-    pages: Path,
-    text: Path,
-) -> dict[str, Path]:
-    """The index of each retriever the method uses (a hybrid's components first)."""
-    from docqa.stages.index import build_indexes
-    from docqa.workflow.snakefile import fused_entries
+def _index(stages: _Stages, files: Layout, retrievers: dict[str, dict[str, Any]]) -> None:
+    """The index of each retriever (rule build_index; a hybrid's components first)."""
+    from docqa.workflow import jobs
+    from docqa.workflow.pipeline import fused_entries
 
-    dirs: dict[str, Path] = {}
-    for name, entry in retrievers.items():
-        docs = cache / "index" / name / "docs"
-        entry = dict(entry)
-        fused = fused_entries(retrievers, name)
-        if fused:
-            entry["indexes"] = {n: {"config": c, "docs": str(dirs[n])} for n, c in fused.items()}
+    for name, config in retrievers.items():
+        docs = Path(files.index_docs(DATASET, name))
+        fused = {
+            component: (entry, Path(files.index_docs(DATASET, component)))
+            for component, entry in fused_entries(retrievers, name).items()
+        }
+        entry = jobs.index_entry(config, fused)
 
         def work(entry: dict[str, Any] = entry, docs: Path = docs) -> None:
             if docs.exists():
                 shutil.rmtree(docs)
-            build_indexes(entry, pages / "pages.jsonl", text / "elements.jsonl", docs)
+            jobs.build_index(entry, Path(files.pages(DATASET)), Path(files.elements(DATASET)), docs)
 
         stages.run(f"index/{name}", {"entry": entry, "text": stages.done["text"]}, [docs], work)
-        dirs[name] = docs
-    return dirs
 
 
-def _knowledge(
-    stages: _Stages,
-    cache: Path,
-    config: dict[str, Any],
-    model: str,
-    folder: Path,
-    threads: dict[str, Any],
-) -> Path:
+def _knowledge(stages: _Stages, files: Layout, config: dict[str, Any], model: str) -> None:
     """SlideAgent's knowledge base of the document for ``model`` (rule build_knowledge)."""
-    from docqa.backends.model_spec import ModelSpec
     from docqa.stages.knowledge import build_dataset_knowledge
+    from docqa.workflow.jobs import model_spec
 
-    out = cache / "knowledge" / model
-    settings = {"knowledge": config.get("knowledge", {}), "model": config["models"][model]}
+    entry = config["models"][model]
+    out = Path(files.knowledge(DATASET, model))
+    settings = {"knowledge": config.get("knowledge", {}), "model": entry}
 
     def work() -> None:
         build_dataset_knowledge(
-            documents=cache / "data" / "documents.jsonl",
-            pages=cache / "pages" / "pages.jsonl",
-            elements=cache / "text" / "elements.jsonl",
+            documents=Path(files.documents(DATASET)),
+            pages=Path(files.pages(DATASET)),
+            elements=Path(files.elements(DATASET)),
             model_name=model,
-            model=ModelSpec({**config["models"][model], **threads}, folder),
+            model=model_spec(
+                entry, model_folder(model, entry), model_threads(entry, os.cpu_count() or 1)
+            ),
             settings=config.get("knowledge", {}),
             cache=Path(config["cache"]),
             out=out,
         )
 
     stages.run(f"knowledge/{model}", settings, [out], work)
-    return out
 
 
-def _retrievers(config: dict[str, Any], method_config: dict[str, Any]) -> dict[str, Any]:
-    """The retrievers the method names, with those a hybrid fuses, components first."""
-    from docqa.workflow.snakefile import fused_entries, retriever_names
+def model_folder(name: str, entry: dict[str, Any]) -> Path:
+    """``results/models/<name>``, prepared as rule prepare_model prepares it when it is not
+    there or when the entry's preparation keys changed since ask prepared it (a folder the
+    DAG prepared is taken as it is)."""
+    from docqa.workflow.jobs import prepare_model
 
-    wanted: dict[str, Any] = {}
-
-    def add(name: str) -> None:
-        if name not in config["retrievers"]:
-            raise AskError(f"retriever {name!r} is not in the config's 'retrievers:'")
-        for component in fused_entries(config["retrievers"], name):
-            add(component)
-        wanted[name] = config["retrievers"][name]
-
-    for name in retriever_names(method_config):
-        add(name)
-    return wanted
-
-
-def _models(config: dict[str, Any], method: str, model: str) -> list[str]:
-    from docqa.workflow.snakefile import role_models
-
-    names = [model, *role_models(config["methods"][method]).values()]
-    for name in names:
-        if name not in config["models"]:
-            raise AskError(f"method {method} names model {name!r}, which the config lacks")
-    return list(dict.fromkeys(names))
-
-
-def _model_folder(name: str, entry: dict[str, Any]) -> Path:
-    """``results/models/<name>``, prepared first if it is not there (as rule prepare_model)."""
-    folder = MODELS_DIR / name
+    folder = Path(RESULTS.model(name))
+    source = model_source(entry)
+    prepared = _Stages(ASK_DIR / "models.json")
     if (folder / "model.json").is_file():
-        return folder
-    from docqa.backends.preparation import prepare_model
+        prepared.done.setdefault(name, source)
 
-    log.info("model %s is not prepared yet: preparing it into %s (once)", name, folder)
-    partial = folder.with_name(folder.name + ".partial")
-    if partial.exists():
-        shutil.rmtree(partial)
-    source = {key: entry[key] for key in PREPARE_KEYS if key in entry}
-    started = time.monotonic()
-    prepare_model(name, source, partial)
-    if folder.exists():
-        shutil.rmtree(folder)
-    os.replace(partial, folder)
-    log.info("model %s prepared in %.0f s", name, time.monotonic() - started)
+    def work() -> None:
+        log.info("model %s is not prepared yet: preparing it into %s (once)", name, folder)
+        partial = folder.with_name(folder.name + ".partial")
+        if partial.exists():
+            shutil.rmtree(partial)
+        started = time.monotonic()
+        prepare_model(name, entry, partial)
+        if folder.exists():
+            shutil.rmtree(folder)
+        os.replace(partial, folder)
+        log.info("model %s prepared in %.0f s", name, time.monotonic() - started)
+
+    prepared.run(name, source, [folder / "model.json"], work)
     return folder
 
 
@@ -510,16 +485,16 @@ def _copy(path: Path, target: Path) -> None:
         shutil.copyfile(path, target)
 
 
-def _check_pdf(kind: str, path: Path) -> None:
+def _check_pdf(kind: str, path: Path, cache: Path) -> None:
     """An unreadable PDF (encrypted, damaged) is refused here, with render's reason."""
     if kind != "pdf":
         return
-    from docqa.imaging.pdf import BadDocument, open_pdf
+    from docqa.stages.render import BadDocument, open_pdf
 
     try:
         open_pdf(path).close()
     except BadDocument as bad:
-        shutil.rmtree(path.parents[2])  # nothing of it stays in the cache
+        shutil.rmtree(cache)  # nothing of it stays in the cache
         raise AskError(f"{bad.error}; {bad.fix}") from None
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from docqa.workflow.layout import Layout
+
 
 class AskError(Exception):
     """A problem the user can fix, shown as one line: what is wrong, and the fix."""
@@ -16,15 +18,17 @@ class AskError(Exception):
 
 @dataclass
 class Prepared:
-    """One document made ready to be asked about: its cache folder and the files and folders the
-    infer stage reads (rendered pages, text, each retriever's indexes, SlideAgent's knowledge)."""
+    """One document made ready to be asked about: its folders, laid out as the DAG's for one
+    dataset (``docqa.ask.DATASET``), with the indexes of ``retrievers`` and, when the method
+    reads one, the knowledge base of model ``knowledge``."""
 
     path: Path
-    cache: Path
     doc_id: str
-    documents: Path
-    pages_dir: Path
-    text_dir: Path
-    index_dirs: dict[str, Path]
-    knowledge: Path | None
+    files: Layout
+    retrievers: list[str]
+    knowledge: str | None
     cached: list[str]
+
+    @property
+    def cache(self) -> Path:
+        return Path(self.files.root)

@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "docqa.datasets.cli",
     "docqa.report.traces_cli",
     "docqa.serving.cli",
+    "docqa.workflow.config_show",
     "docqa.workflow.doctor",
     "docqa.workflow.options_cli",
 )

@@ -74,8 +74,10 @@ def sharded_runs_pattern(config: dict[str, Any]) -> str:
     return "|".join(re.escape(run) for run in runs) or "(?!)"
 
 
-def shard_files(run_dir: str, count: int) -> list[str]:
-    return [f"{run_dir}/shards/{Shard(i, count).name}.jsonl" for i in range(1, count + 1)]
+def shard_names(count: int) -> list[str]:
+    """The names of a run's ``count`` shards, in order (``1-of-3``…), which place their files
+    (docqa.workflow.layout)."""
+    return [Shard(i, count).name for i in range(1, count + 1)]
 
 
 def merge_shards(shards: list[Path], questions: Path, out: Path) -> None:

@@ -17,62 +17,27 @@ from docqa.datasets.catalogue import (
     download_spec,
     prepare_params,
 )
-from docqa.methods import METHODS
 from docqa.report.plan import (
     quantization_groups,
     report_figures,
     report_tables,
     top_k_series,
 )
-from docqa.retrievers.hybrid import component_names
 from docqa.stages.data import download_job
-from docqa.stages.shards import shard_counts, shard_files, sharded_runs_pattern
-from docqa.training.plan import (
-    evaluation_runs,
-    evaluation_scores,
-    stage_names,
-    stage_start,
-    training_entries,
-    training_outputs,
+from docqa.stages.shards import shard_counts, shard_names, sharded_runs_pattern
+from docqa.training.plan import stage_names, start_stage, training_entries
+from docqa.workflow.config_check import check_yaml_syntax, experiment_grid
+from docqa.workflow.layout import RESULTS, RUN, SHARD, Layout, run_key
+from docqa.workflow.loader import validate_config
+from docqa.workflow.pipeline import (
+    fused_entries,
+    model_source,
+    model_threads,
+    needs_knowledge,
+    retriever_names,
+    role_models,
+    text_settings,
 )
-from docqa.workflow.config_check import (
-    check_options,
-    check_references,
-    check_yaml_syntax,
-    experiment_grid,
-)
-
-#: a method option ending in this names another configured model for one of its roles
-#: (e.g. ``text_model: llama-3.1-8b``); the infer job loads it beside the run's model
-MODEL_OPTION_SUFFIX = "_model"
-
-
-def role_models(config: dict[str, Any]) -> dict[str, str]:
-    """Role → model name, from a method's ``<role>_model`` options that name a model."""
-    return {
-        key.removesuffix(MODEL_OPTION_SUFFIX): value
-        for key, value in config.items()
-        if key.endswith(MODEL_OPTION_SUFFIX) and value
-    }
-
-
-def needs_knowledge(config: dict[str, Any]) -> bool:
-    """Whether a method's config entry is of a type that reads a knowledge base (the type's
-    ``needs_knowledge``), which the build_knowledge rule makes first."""
-    return METHODS.get(config["type"]).needs_knowledge
-
-
-def retriever_names(config: dict[str, Any]) -> list[str]:
-    """The retrievers a method's config entry names: every option ending in ``retriever``
-    (``retriever``, ``text_retriever``, ``image_retriever``…), in order, without repeats."""
-    names = [value for key, value in config.items() if key.endswith("retriever") and value]
-    return list(dict.fromkeys(names))
-
-
-def fused_entries(retrievers: dict[str, dict[str, Any]], name: str) -> dict[str, dict[str, Any]]:
-    """The config entries of the retrievers that entry ``name`` fuses (a hybrid's), by name;
-    the index rule builds their indexes first and hands them over."""
-    return {fused: retrievers[fused] for fused in component_names(retrievers, name)}
 
 
 def local_inputs(datasets: dict[str, Any], name: str) -> list[str]:
@@ -92,10 +57,11 @@ def wants_gpu(entry: dict[str, Any]) -> bool:
 
 
 __all__ = [
-    "check_options",
-    "check_references",
+    "RESULTS",
+    "RUN",
+    "SHARD",
+    "Layout",
     "check_yaml_syntax",
-    "component_names",
     "download_job",
     "download_keys",
     "download_manifests",
@@ -105,6 +71,8 @@ __all__ = [
     "experiment_grid",
     "fused_entries",
     "local_inputs",
+    "model_source",
+    "model_threads",
     "needs_knowledge",
     "prepare_params",
     "quantization_groups",
@@ -112,19 +80,54 @@ __all__ = [
     "report_tables",
     "retriever_names",
     "role_models",
+    "run_key",
     "shard_counts",
-    "shard_files",
+    "shard_names",
     "sharded_runs_pattern",
     "stage_names",
     "stage_start",
+    "text_settings",
     "top_k_series",
     "training_entries",
     "training_outputs",
+    "validate_config",
     "wants_gpu",
 ]
 
 
-def text_settings(config: dict[str, Any], dataset: str) -> dict[str, Any]:
-    """The text stage's settings for ``dataset``: the top-level ``text`` block with the
-    dataset's own ``text`` entries (its source, above all) laid over it."""
-    return {**config["text"], **config["datasets"][dataset].get("text", {})}
+def stage_start(layout: Layout, entry: dict[str, Any], name: str, stage: str) -> list[str]:
+    """The train.json of the stage this stage starts from (``from:``), as a rule input; none
+    for a stage that starts from the student's weights."""
+    start = start_stage(entry, name, stage)
+    return [] if start is None else [f"{layout.training(name)}/{start}/train.json"]
+
+
+def training_outputs(layout: Layout, config: dict[str, Any]) -> list[str]:
+    """What ``rule all`` asks of each training entry: its loss figure (so every stage), the
+    filter report and, with ``evaluate:``, the action-frequency figure. Nothing without a
+    ``training:`` section: the default DAG is unchanged."""
+    outputs = []
+    for name, entry in training_entries(config).items():
+        folder = layout.training(name)
+        outputs += [f"{folder}/loss.png", f"{folder}/filtered/report.json"]
+        if entry.get("evaluate"):
+            outputs.append(f"{folder}/actions.png")
+    return outputs
+
+
+def evaluation_runs(layout: Layout, entry: dict[str, Any]) -> dict[str, str]:
+    """model → the predictions of the run the action-frequency figure compares."""
+    evaluate = entry["evaluate"]
+    return {
+        model: layout.predictions(run_key(evaluate["dataset"], evaluate["method"], model))
+        for model in evaluate["models"]
+    }
+
+
+def evaluation_scores(layout: Layout, entry: dict[str, Any]) -> list[str]:
+    """The score files of those runs, in the same order."""
+    evaluate = entry["evaluate"]
+    return [
+        layout.scores(run_key(evaluate["dataset"], evaluate["method"], model))
+        for model in evaluate["models"]
+    ]
