@@ -19,8 +19,11 @@ from helpers.docqa_ask import ask
 from helpers.workflow import ROOT, default_config, snakemake, workflow_copy
 
 REAL = ROOT / "tests" / "data" / "real_pdfs"
-PIPELINE = Path("docqa/workflow/pipeline.py")
-DECLARED = '"hf_cache", "adapter")'
+#: where the preparation keys are declared: the transformers backend's spec marks `adapter`
+DECLARATION = Path("docqa/backends/transformers.py")
+DECLARED = "adapter: str | None = prepare_field("
+#: the same field, no longer marked as a preparation key
+UNMARKED = "adapter: str | None = (lambda default, text: Field(default, description=text))("
 
 
 def docqa(work: Path, *args: str, src: Path = ROOT / "src") -> subprocess.CompletedProcess[str]:
@@ -106,9 +109,9 @@ def test_a_prepare_key_changed_in_one_place_reaches_the_rule_and_ask(tmp_path: P
     # one place, in a copy of the package: the preparation keys no longer carry `adapter`
     src = tmp_path / "src"
     shutil.copytree(ROOT / "src", src, ignore=shutil.ignore_patterns("__pycache__"))
-    declaration = (src / PIPELINE).read_text()
+    declaration = (src / DECLARATION).read_text()
     assert DECLARED in declaration
-    (src / PIPELINE).write_text(declaration.replace(DECLARED, '"hf_cache")'))
+    (src / DECLARATION).write_text(declaration.replace(DECLARED, UNMARKED))
     config = with_student(tmp_path)
     work = workflow_copy(tmp_path, config)
 
