@@ -49,7 +49,22 @@ log = logging.getLogger(__name__)
 STAGE = "data"
 
 
-class ConvertedOptions(Options):
+class SelectionOptions(Options):
+    """How much of a dataset to keep: the options every adapter with questions from files
+    takes (the downloaded benchmarks' and ``local``)."""
+
+    max_questions: int | None = Field(
+        default=None, ge=1, description="keep the first N questions (null: all)"
+    )
+    max_pages: int | None = Field(
+        default=None,
+        ge=1,
+        description="keep each document's first N pages and drop questions with evidence "
+        "beyond them (null: all)",
+    )
+
+
+class ConvertedOptions(SelectionOptions):
     """The options every adapter of a downloaded benchmark takes."""
 
     root: str | None = Field(
@@ -59,15 +74,6 @@ class ConvertedOptions(Options):
     )
     subdir: str = Field(
         default="", description="the dataset's folder inside root (a shared download)"
-    )
-    max_questions: int | None = Field(
-        default=None, ge=1, description="keep the first N questions (null: all)"
-    )
-    max_pages: int | None = Field(
-        default=None,
-        ge=1,
-        description="keep each document's first N pages and drop questions with evidence "
-        "beyond them (null: all)",
     )
     missing_documents: Literal["fail", "answer"] = Field(
         default="fail",

@@ -46,7 +46,7 @@ from docqa.core.failures import Failure, write_failures
 from docqa.core.jsonl import write_jsonl
 from docqa.core.question import PageRef, Question, documents_fields
 from docqa.datasets import DATASETS
-from docqa.datasets.convert import STAGE
+from docqa.datasets.convert import STAGE, SelectionOptions
 from docqa.datasets.documents import link_pdf, write_pages
 from docqa.datasets.fields import (
     BadRow,
@@ -57,7 +57,7 @@ from docqa.datasets.fields import (
     plain,
     safe_id,
 )
-from docqa.runtime.spec import Field, Options
+from docqa.runtime.spec import Field
 
 log = logging.getLogger(__name__)
 
@@ -178,7 +178,7 @@ class _Documents:
         return doc_id, source
 
 
-class LocalOptions(Options):
+class LocalOptions(SelectionOptions):
     """The options of adapter ``local``."""
 
     root: str = Field(
@@ -190,15 +190,6 @@ class LocalOptions(Options):
     )
     page_base: Literal[1, 0] = Field(
         default=1, description="whether evidence_pages count from 1 or from 0"
-    )
-    max_questions: int | None = Field(
-        default=None, ge=1, description="keep the first N questions (null: all)"
-    )
-    max_pages: int | None = Field(
-        default=None,
-        ge=1,
-        description="keep each document's first N pages and drop questions with evidence "
-        "beyond them (null: all)",
     )
 
 
