@@ -70,8 +70,7 @@ from random_retrievers import build_retriever_model
 from scripted_policy import POLICIES, Gold, PolicyBackend
 
 from docqa.backends import BACKENDS
-from docqa.backends.base import Backend
-from docqa.backends.pixels import DEFAULT_MAX_PIXELS
+from docqa.backends.base import DEFAULT_MAX_PIXELS, Backend
 from docqa.backends.transformers import TransformersOptions
 from docqa.backends.vlm import TransformersVLM
 from docqa.core.jsonl import read_jsonl, write_jsonl

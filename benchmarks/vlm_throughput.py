@@ -50,7 +50,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from helpers.tiny_tokenizers import QWEN_SPECIALS, byte_level_bpe
 
-from docqa.backends.pixels import DEFAULT_MAX_PIXELS
+from docqa.backends.base import DEFAULT_MAX_PIXELS
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.backends.transformers import TransformersOptions
 from docqa.backends.vlm import TransformersVLM

@@ -4,7 +4,6 @@ entry's declared defaults filled in, and ``--experiment N`` cut down to what it 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
 import yaml
@@ -12,21 +11,8 @@ from helpers.workflow import ROOT
 
 from docqa.cli import main
 from docqa.methods import METHODS
-from docqa.runtime.spec import Field, Options
 from docqa.workflow.config_show import experiment_only, with_defaults
 from docqa.workflow.loader import load_config
-
-PROBE = "config_show_probe"
-
-
-class ProbeOptions(Options):
-    entry_keys: ClassVar[tuple[str, ...]] = ("type",)
-    top_k: int = Field(4, ge=1, description="pages retrieved")
-    prompt: str = Field("answer briefly", description="the instruction")
-
-
-if PROBE not in METHODS.names():
-    METHODS.register(PROBE, options=ProbeOptions)(object)
 
 
 def show(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -52,16 +38,18 @@ def test_yaml_merges_are_written_out_and_match_what_snakemake_merges(
     # mdocagent_top4 is {<<: *mdocagent_top1, top_k: 4}: every option of top1, top_k its own
     top1, top4 = shown["methods"]["mdocagent_top1"], shown["methods"]["mdocagent_top4"]
     assert top4 == {**top1, "top_k": 4}
-    assert shown["methods"] == merged["methods"]  # no method has a spec of its own yet here
+    for name, entry in merged["methods"].items():  # what the file says, then the defaults
+        assert shown["methods"][name] == {**shown["methods"][name], **entry}
     assert shown["experiments"][0]["shards"] == 1  # the schema's default, filled in
 
 
 def test_an_entry_shows_the_defaults_its_spec_declares() -> None:
     config = load_config()
-    config["methods"]["probe"] = {"type": PROBE, "top_k": 2}
-    shown = with_defaults(config)["methods"]["probe"]
-    assert shown == {"type": PROBE, "top_k": 2, "prompt": "answer briefly"}
-    assert config["methods"]["probe"] == {"type": PROBE, "top_k": 2}  # the config is unchanged
+    config["methods"]["plain"] = {"type": "vanilla", "max_pages": 2}
+    shown = with_defaults(config)["methods"]["plain"]
+    declared = METHODS.options("vanilla")().model_dump()
+    assert shown == {"type": "vanilla", **declared, "max_pages": 2}
+    assert config["methods"]["plain"] == {"type": "vanilla", "max_pages": 2}  # unchanged
 
 
 def test_experiment_keeps_what_it_uses(capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,10 +14,12 @@ from typing import Any, ClassVar, Self
 
 from pydantic import model_validator
 
-from docqa.backends.pixels import DEFAULT_MAX_PIXELS
 from docqa.backends.request import ChatRequest
 from docqa.core.prediction import Usage
 from docqa.runtime.spec import Field, Options
+
+#: Qwen2-VL/Qwen2.5-VL's recommended cap (1280 visual tokens of 28x28 pixels); the default budget
+DEFAULT_MAX_PIXELS = 1280 * 28 * 28
 
 #: the key in a field's ``json_schema_extra`` that marks what the prepare_model rule reads
 PREPARE = "prepare"

@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from docqa.backends import BACKENDS
-from docqa.backends.base import Backend, Completion, ModelOptions
+from docqa.backends.base import DEFAULT_MAX_PIXELS, Backend, Completion, ModelOptions
 from docqa.backends.chat_format import openai_messages
 from docqa.backends.errors import InfrastructureError
-from docqa.backends.pixels import DEFAULT_MAX_PIXELS, check_pages
+from docqa.backends.pixels import check_pages
 from docqa.backends.preparation import read_model_card
 from docqa.backends.request import ChatRequest
 from docqa.core.prediction import Usage

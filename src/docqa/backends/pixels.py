@@ -15,9 +15,6 @@ import os
 
 from PIL import Image
 
-#: Qwen2-VL/Qwen2.5-VL's recommended cap (1280 visual tokens of 28x28 pixels); the default budget
-DEFAULT_MAX_PIXELS = 1280 * 28 * 28
-
 
 def open_page(path: str) -> Image.Image:
     """The image at ``path`` as RGB; an error naming the file when it cannot be read."""

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 from transformers import AutoModelForImageTextToText, AutoProcessor, StoppingCriteriaList
 
-from docqa.backends.base import Backend, Completion
+from docqa.backends.base import DEFAULT_MAX_PIXELS, Backend, Completion
 from docqa.backends.devices import (
     cuda_devices,
     free_memory,
@@ -38,7 +38,7 @@ from docqa.backends.devices import (
 from docqa.backends.errors import InfrastructureError
 from docqa.backends.loading import load_errors, load_pretrained
 from docqa.backends.model_families import family_of, image_token_id
-from docqa.backends.pixels import DEFAULT_MAX_PIXELS, check_pages, open_page
+from docqa.backends.pixels import check_pages, open_page
 from docqa.backends.request import ChatRequest
 from docqa.backends.transformers_lm import StopCriteria, cut_at_stop, generated_count
 from docqa.core.prediction import Usage
