@@ -70,11 +70,12 @@ from random_retrievers import build_retriever_model
 from scripted_policy import POLICIES, Gold, PolicyBackend
 
 from docqa.backends import BACKENDS
-from docqa.backends.base import DEFAULT_MAX_PIXELS, Backend
+from docqa.backends.base import DEFAULT_MAX_PIXELS, Backend, ModelOptions
 from docqa.backends.transformers import TransformersOptions
 from docqa.backends.vlm import TransformersVLM
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.question import Question
+from docqa.runtime.spec import Field
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results"
@@ -343,20 +344,29 @@ class Rig:
 RIG = Rig()
 
 
-@BACKENDS.register(POLICY_BACKEND)
-def _policy_backend(model_cfg: dict[str, Any], model_dir: Path) -> Backend:
+class PolicyOptions(ModelOptions):
+    """The policy backend's model entry: which scripted policy, for which run."""
+
+    policy: str = Field(description="the method whose scripted replies the backend gives")
+    run: str = Field(description="sequential or concurrent: names the backend's identity")
+    max_batch_size: int = Field(1, ge=1, description="requests answered in one batch")
+    token_cap: int | None = Field(None, ge=1, description="new tokens a reply may take")
+
+
+@BACKENDS.register(POLICY_BACKEND, options=PolicyOptions)
+def _policy_backend(options: PolicyOptions, model_dir: Path) -> Backend:
     """The run's model as run_inference creates it: the loaded nf4 model behind the scripted
-    policy of ``model_cfg["policy"]``."""
+    policy of ``options.policy``."""
     if RIG.model is None or RIG.gold is None:
         raise RuntimeError("the gpu-acceptance policy backend has no loaded model")
     tokenizer = RIG.model.processor.tokenizer
     RIG.last = PolicyBackend(
         RIG.model,
-        POLICIES[model_cfg["policy"]](RIG.gold),
+        POLICIES[options.policy](RIG.gold),
         lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"]),
-        model_cfg["max_batch_size"],
-        f"{model_cfg['policy']}-{model_cfg['run']}",
-        model_cfg.get("token_cap"),
+        options.max_batch_size,
+        f"{options.policy}-{options.run}",
+        options.token_cap,
     )
     return RIG.last
 
@@ -549,7 +559,7 @@ def measure_retriever(
     started = time.perf_counter()
     retriever._model()  # the load, timed on its own
     load_s = time.perf_counter() - started
-    retriever.build(pages[: retriever.batch_size], work / f"{name}-warmup")
+    retriever.build(pages[: retriever.options.batch_size], work / f"{name}-warmup")
     started = time.perf_counter()
     retriever.build(pages, work / f"{name}-index")
     index_s = time.perf_counter() - started
@@ -569,7 +579,7 @@ def measure_retriever(
         "shape": args.retriever_shape,
         "parameters": parameters,
         "dtype": args.retrieval_dtype,
-        "batch_size": retriever.batch_size,
+        "batch_size": retriever.options.batch_size,
         "build_model_s": round(build_s, 1),
         "load_s": round(load_s, 1),
         "pages": len(pages),

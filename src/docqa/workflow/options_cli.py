@@ -107,11 +107,12 @@ def show_options(kind: str, name: str, markdown: bool) -> str:
 
 
 def all_tables() -> str:
-    """Every kind's every implementation, as docs/configuration.md holds them."""
+    """Every kind's every implementation that docqa declares, as docs/configuration.md holds
+    them (a name registered at run time by a plugin or a benchmark is not docqa's)."""
     parts = []
-    for kind, (_, heading) in KINDS.items():
+    for kind, (section, heading) in KINDS.items():
         parts.append(f"### {heading}")
-        for name in names(kind):
+        for name in sorted(registry_of(section).modules):
             parts.append(f"#### {kind} `{name}`\n\n{show_options(kind, name, markdown=True)}")
     return "\n\n".join(parts)
 
