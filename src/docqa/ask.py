@@ -58,7 +58,7 @@ from docqa.core.question import Question
 from docqa.datasets.fields import BadRow
 from docqa.workflow.config_check import ConfigError
 from docqa.workflow.layout import RESULTS, Layout
-from docqa.workflow.loader import load_config
+from docqa.workflow.loader import add_configfile_argument, load_config
 from docqa.workflow.pipeline import (
     indexed_retrievers,
     model_source,
@@ -113,14 +113,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--method", default="text_rag_top1", help="a method of the config")
     parser.add_argument("--model", default=None, help="a model of the config (default: its first)")
-    parser.add_argument(
-        "--configfile",
-        type=Path,
-        nargs="+",
-        default=[],
-        metavar="FILE",
-        help="config files merged over config/config.yaml, as snakemake --configfile merges them",
-    )
+    add_configfile_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     parser.add_argument(
         "--each",

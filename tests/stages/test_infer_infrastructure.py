@@ -7,14 +7,11 @@ answers 401."""
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import sqlite3
 import subprocess
-import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,6 +19,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from helpers.served_deck import QUESTIONS, dataset, infer, write_jsonl
 from helpers.serving import ENTRY, free_port, get, served
+from helpers.status_server import status_server
 from helpers.tiny_models import tiny_embedded
 
 from docqa.backends.cache import ResponseCache
@@ -120,31 +118,12 @@ def test_under_the_threshold_infrastructure_errors_are_recorded_and_counted_apar
     assert (row["errors"], row["infra errors"]) == (4, 4)
 
 
-class Refusing(http.server.BaseHTTPRequestHandler):
-    """A hosted model's answer to a wrong API key."""
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        body = b'{"error": {"message": "Incorrect API key provided"}}'
-        self.send_response(401)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 def test_a_refused_api_key_fails_the_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with status_server(free_port(), 401) as base_url:  # a hosted model's answer to a wrong key
         monkeypatch.setenv("DOCQA_TEST_KEY", "sk-wrong")
         entry = {
             "backend": "openai",
-            "base_url": f"http://127.0.0.1:{server.server_port}/v1",
+            "base_url": base_url,
             "model": "gpt-4o-2024-08-06",
             "api_key_env": "DOCQA_TEST_KEY",
         }
@@ -152,9 +131,6 @@ def test_a_refused_api_key_fails_the_job(tmp_path: Path, monkeypatch: pytest.Mon
         out = tmp_path / "run" / "predictions.jsonl"
         with pytest.raises(InfrastructureFailure, match=r"HTTP 401.*DOCQA_TEST_KEY"):
             infer(dataset(tmp_path / "data"), ModelSpec(entry, tmp_path / "hosted"), out)
-    finally:
-        server.shutdown()
-        server.server_close()
     assert not out.exists()
     assert checkpointed(out) == []
 

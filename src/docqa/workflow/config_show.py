@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from docqa.workflow.config_check import SECTIONS, ConfigError, registry_of
-from docqa.workflow.loader import load_config
+from docqa.workflow.loader import add_configfile_argument, load_config
 from docqa.workflow.pipeline import indexed_retrievers, role_models
 
 
@@ -38,14 +37,7 @@ def register(commands: Any) -> None:
         "snakemake merges them, after the same checks, with YAML merges resolved and every "
         "entry's options at their defaults where it does not set them.",
     )
-    show.add_argument(
-        "--configfile",
-        type=Path,
-        nargs="+",
-        default=[],
-        metavar="FILE",
-        help="config files merged over config/config.yaml, as snakemake --configfile merges them",
-    )
+    add_configfile_argument(show)
     show.add_argument(
         "--experiment",
         type=int,

@@ -11,6 +11,7 @@ schema (which also fills in its defaults) and the names that refer to other entr
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -74,3 +75,15 @@ def validate_config(config: dict[str, Any], schema: Path) -> None:
             "each key takes)"
         ) from None
     check_references(config)
+
+
+def add_configfile_argument(parser: argparse.ArgumentParser) -> None:
+    """``--configfile FILE...``, as every command that loads a config takes it."""
+    parser.add_argument(
+        "--configfile",
+        type=Path,
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="config files merged over config/config.yaml, as snakemake --configfile merges them",
+    )
