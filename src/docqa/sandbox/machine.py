@@ -88,8 +88,3 @@ def probe(bwrap: str) -> Isolation:
             False, f"the Solve sandbox cannot start bubblewrap here ({failure}); {FIX}"
         )
     return isolation
-
-
-def describe() -> str:
-    """The isolation level of this machine, for ``docqa doctor``."""
-    return current().level
