@@ -46,6 +46,24 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
+def enter_wal_mode(db: sqlite3.Connection, deadline: float) -> None:
+    """Switch the file to WAL, waiting out other processes that are switching it too.
+
+    The switch takes an exclusive lock, and SQLite answers BUSY to a second connection doing the
+    same without calling its busy handler, so jobs that open a fresh cache together would fail
+    with "database is locked" on the first line. The mode is stored in the file: once one of them
+    has switched it, the others find it set.
+    """
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.05)
+
+
 def cache_key(identity: dict[str, Any], request: ChatRequest) -> str:
     payload = {"version": KEY_VERSION, "backend": identity, "request": request.canonical()}
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -61,9 +79,9 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, timeout=busy_timeout_s, check_same_thread=False)
         with self._checked():
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
+            enter_wal_mode(self._db, deadline=time.monotonic() + busy_timeout_s)
+            self._db.execute("PRAGMA synchronous=NORMAL")
             with self._lock, self._db:
                 self._db.execute(SCHEMA)
                 columns = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
