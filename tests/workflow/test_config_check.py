@@ -7,7 +7,12 @@ from pathlib import Path
 import pytest
 from helpers.workflow import default_config, snakemake, workflow_copy
 
-from docqa.workflow.config_check import ConfigError, check_references, experiment_grid
+from docqa.workflow.config_check import (
+    ConfigError,
+    check_options,
+    check_references,
+    experiment_grid,
+)
 
 
 def test_default_config_grid() -> None:
@@ -82,3 +87,20 @@ def test_training_names_a_method_whose_type_declares_trajectory_training(tmp_pat
         "from (its type does not declare trajectory_training); name a method entry of type "
         "docpilot"
     ) in str(error.value)
+
+
+def test_an_entry_the_catalogue_defines_names_the_catalogue_file_to_add() -> None:
+    """A paper config's dataset override given without config/datasets.yaml says which file
+    defines the dataset, instead of "None is not a registered adapter"."""
+    config = {"datasets": {"slidevqa": {"options": {"split": "test"}}}}
+    with pytest.raises(ConfigError) as raised:
+        check_options(config)
+    assert "datasets.slidevqa: no adapter given; 'slidevqa' is defined in config/datasets.yaml" in (
+        str(raised.value)
+    )
+    assert "--configfile config/datasets.yaml YOUR.yaml" in str(raised.value)
+    config = {"datasets": {"mine": {"options": {"split": "test"}}}}
+    with pytest.raises(
+        ConfigError, match=r"datasets.mine: no adapter given; give the entry one of"
+    ):
+        check_options(config)

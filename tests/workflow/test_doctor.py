@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -92,3 +94,16 @@ def test_a_cuda_13_torch_on_a_cuda_12_driver_says_which_wheel_to_install() -> No
     cpu_only = doctor.runtime_check(None, None, (12, 6), available=False)
     assert "CPU-only build" in cpu_only.detail
     assert "+cu126" in cpu_only.fix
+
+
+def test_the_report_is_not_opened_by_third_party_import_warnings(tmp_path: Path) -> None:
+    """In a fresh interpreter (where bitsandbytes is imported for the first time) the report
+    starts with docqa's own first check, not bitsandbytes' advice to install ``kernels``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "docqa.cli", "doctor", "--results", str(tmp_path / "results")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.stdout.startswith("[   ok] torch"), done.stdout[:500]
+    assert "kernels" not in done.stderr, done.stderr[-2000:]

@@ -23,6 +23,7 @@ from docqa.workflow.provenance import (
     config_hash,
     merge_shard_provenance,
     read_provenance,
+    sha256_of,
     write_provenance,
 )
 
@@ -157,3 +158,19 @@ def test_a_sharded_run_keeps_each_shard_jobs_hardware(run_inputs: dict[str, Path
     assert read_provenance(root / "run") == merged
     with pytest.raises(FileNotFoundError, match="provenance.json is missing.*forcerun"):
         read_provenance(root)
+
+
+def test_the_pins_are_those_of_the_checkout_docqa_runs_from(run_inputs: dict[str, Path]) -> None:
+    """Left to its default, provenance hashes this checkout's requirements.lock (not src/'s)."""
+    root = run_inputs["root"]
+    provenance = build_provenance(
+        run={"dataset": "d", "method": "x", "model": "m", "shards": 1},
+        config_slice={},
+        predictions=root / "run" / "predictions.jsonl",
+        questions=root / "questions.jsonl",
+        documents=root / "documents.jsonl",
+        manifests=[run_inputs["manifest"]],
+        model_dir=run_inputs["model"],
+    )
+    lock = Path(__file__).resolve().parents[2] / "requirements.lock"
+    assert provenance["packages"]["requirements_lock_sha256"] == sha256_of(lock)

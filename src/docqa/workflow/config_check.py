@@ -157,6 +157,9 @@ def check_options(config: dict[str, Any]) -> None:
         for name, entry in _entries(config, section):
             kind = entry.get(selector) if selector else name
             where = f"{section}.{name}"
+            if kind is None and selector:
+                errors.append(_undefined_entry(where, name, section, selector, registry.names()))
+                continue
             if kind not in registry.names():
                 errors.append(
                     unknown_name(f"{where}.{selector}" if selector else where, kind, what,
@@ -172,6 +175,20 @@ def check_options(config: dict[str, Any]) -> None:
             errors += _missing_roots(config)
     if errors:
         raise ConfigError("config error:\n  " + "\n  ".join(errors))
+
+
+def _undefined_entry(where: str, name: str, section: str, selector: str, known: list[str]) -> str:
+    """An entry that only sets options of an entry no config file defines: most often a paper
+    config given without the catalogue file that defines its datasets, methods or models."""
+    catalogue = Path("config") / f"{section}.yaml"
+    defined = yaml.safe_load(catalogue.read_text()) if catalogue.is_file() else None
+    if isinstance(defined, dict) and name in (defined.get(section) or {}):
+        return (
+            f"{where}: no {selector} given; {name!r} is defined in {catalogue}, which the config "
+            f"files given do not include: add it before yours (--configfile {catalogue} "
+            "YOUR.yaml) or give the entry its own " + selector
+        )
+    return f"{where}: no {selector} given; give the entry one of: {', '.join(sorted(known))}"
 
 
 def _missing_roots(config: dict[str, Any]) -> list[str]:

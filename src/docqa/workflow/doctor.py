@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import re
 import shutil
 import subprocess
@@ -126,7 +127,14 @@ def runtime_check(
     return Check("cuda runtime", "warn", detail, "check CUDA_VISIBLE_DEVICES and nvidia-smi")
 
 
+#: bitsandbytes warns at import, on CPUs with AVX-512 bf16, that an optional faster nf4 kernel
+#: (the ``kernels`` package, which would download code from the Hugging Face hub) is missing;
+#: its CPU backend works without it, so the warning only buries the report
+BITSANDBYTES_IMPORT_NOISE = "bitsandbytes.backends.cpu.ops"
+
+
 def check_bitsandbytes() -> Check:
+    logging.getLogger(BITSANDBYTES_IMPORT_NOISE).setLevel(logging.ERROR)
     try:
         import bitsandbytes
         from bitsandbytes.cextension import BNB_BACKEND

@@ -47,7 +47,7 @@ from docqa.datasets.download import read_manifest
 
 PROVENANCE = "provenance.json"
 #: the checkout docqa runs from (an editable install): its commit and requirements.lock
-SOURCE_ROOT = Path(__file__).resolve().parents[2]
+SOURCE_ROOT = Path(__file__).resolve().parents[3]
 
 
 def sha256_of(path: Path) -> str:
