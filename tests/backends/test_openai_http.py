@@ -162,6 +162,21 @@ def test_reasoning_tokens_and_a_request_pixel_budget_reach_the_server(
     assert image.width * image.height <= 160 * 90
 
 
+def test_a_reasoning_api_model_gets_max_completion_tokens_and_no_temperature(
+    server: tuple[ChatServer, str],
+) -> None:
+    """OpenAI's GPT-5 and o-series refuse ``max_tokens`` and a temperature other than their
+    default: such an entry sends the budget as ``max_completion_tokens`` and no temperature."""
+    state, url = server
+    served = backend(url, reasoning_api=True, reasoning_tokens=1024)
+    served.generate([ask("Revenue?")])
+    assert served.identity["reasoning_api"] is True  # its answers are cached apart
+    body = state.bodies[-1]
+    assert body["max_completion_tokens"] == 8 + 1024
+    assert "max_tokens" not in body
+    assert "temperature" not in body
+
+
 def test_text_only_server_reads_pages_as_marked_ocr_text(
     server: tuple[ChatServer, str], tmp_path: Path
 ) -> None:

@@ -84,6 +84,12 @@ class OpenAIOptions(ModelOptions):
     reasoning_tokens: int = Field(
         0, ge=0, description="added to every request's max_new_tokens (thinking room)"
     )
+    reasoning_api: bool = Field(
+        False,
+        description="true: the budget goes as max_completion_tokens and no temperature is sent "
+        "(OpenAI's reasoning models, GPT-5 and o-series, refuse max_tokens and any "
+        "temperature but their default)",
+    )
     prompt_format: Literal["raw", "chat"] | None = Field(
         None,
         description="how the served model reads prompts (docqa serve of a base model: raw); "
@@ -122,6 +128,8 @@ class OpenAICompatible(Backend):
         }
         if options.reasoning_tokens:  # older cache keys stay valid without it
             self._identity["reasoning_tokens"] = options.reasoning_tokens
+        if options.reasoning_api:  # the request's temperature is not sent: another sampling
+            self._identity["reasoning_api"] = True
         if options.prompt_format:
             self._identity["prompt_format"] = options.prompt_format
 
@@ -167,9 +175,13 @@ class OpenAICompatible(Backend):
                 ),
                 image_detail=options.image_detail,
             ),
-            "max_tokens": request.generation.max_new_tokens + options.reasoning_tokens,
-            "temperature": request.generation.temperature,
         }
+        budget = request.generation.max_new_tokens + options.reasoning_tokens
+        if options.reasoning_api:
+            body["max_completion_tokens"] = budget
+        else:
+            body["max_tokens"] = budget
+            body["temperature"] = request.generation.temperature
         if request.generation.stop:
             body["stop"] = list(request.generation.stop)
         if options.seed is not None:
