@@ -31,7 +31,7 @@ from docqa.serving.server import ModelServer
 
 CONTEXT = 4096
 #: the served model's per-request wall-clock limit in these tests
-TIMEOUT_S = 8.0
+TIMEOUT_S = 12.0
 HOSTILE = [{"role": "user", "content": "Tell me everything."}]
 
 

@@ -85,7 +85,7 @@ def test_deltas_hold_back_what_a_stop_string_or_a_split_character_may_take_back(
 
 def test_a_long_request_holds_one_slot_while_short_ones_come_and_go() -> None:
     decoder = Counter()
-    scheduler = StepScheduler(decoder, max_batch_size=2, timeout_s=3.0)
+    scheduler = StepScheduler(decoder, max_batch_size=2, timeout_s=1.5)
     try:
         long = scheduler.submit(ask("a", 10**5))
         short = [scheduler.submit(ask("b", 3, stop=("zz",)), stream=True) for _ in range(6)]

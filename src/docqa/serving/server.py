@@ -197,7 +197,7 @@ class ModelServer(ThreadingHTTPServer):
         ticket = Ticket()
         future = self.queue.enqueue(api.request)
         limit = api.request.generation.max_new_tokens
-        future.add_done_callback(lambda done: ticket.put(_outcome(done, limit)))
+        future.add_done_callback(lambda done: _deliver(ticket, done, limit))
         return ticket
 
     def request_started(self) -> None:
@@ -228,16 +228,22 @@ class ModelServer(ThreadingHTTPServer):
         return {"object": "list", "data": [entry]}
 
 
-def _outcome(done: Future[Completion], limit: int) -> Event:
-    """A batch queue's completion as its request's outcome (or its error)."""
+def _deliver(ticket: Ticket, done: Future[Completion], limit: int) -> None:
+    """A batch queue's completion as its request's events: the whole text as one delta (for a
+    stream), then the outcome; or the batch's error."""
     error = done.exception()
     if error is not None:
-        return error if isinstance(error, Exception) else RuntimeError(str(error))
+        ticket.put(error if isinstance(error, Exception) else RuntimeError(str(error)))
+        return
     completion = done.result()
     usage = completion.usage
     reason = "length" if usage.tokens_out >= limit else "stop"
-    return Outcome(
-        completion.text, reason, usage.tokens_in, usage.tokens_out, completion.truncated_tokens
+    if completion.text:
+        ticket.put(completion.text)
+    ticket.put(
+        Outcome(
+            completion.text, reason, usage.tokens_in, usage.tokens_out, completion.truncated_tokens
+        )
     )
 
 
