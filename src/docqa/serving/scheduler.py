@@ -239,6 +239,9 @@ class StepScheduler:
         if delta:
             row.ticket.put(delta)
         row.ticket.put(Outcome(text, reason, len(row.prompt), len(row.generated), row.truncated))
+        if reason in ("time_limit", "cancelled"):
+            why = "its wall-clock limit" if reason == "time_limit" else "its client left"
+            log.info("a request ended at %s after %d tokens", why, len(row.generated))
         self.stats.requests += 1
         self.stats.timed_out += reason == "time_limit"
         self.stats.cancelled += reason == "cancelled"
