@@ -468,13 +468,14 @@ def build_tiny_lm(
     return folder
 
 
-def tiny_embedded(folder: Path) -> Path:
-    """``build_tiny_lm`` with an embedded model card: the embedded backend loads it."""
+def tiny_embedded(folder: Path, **shape: Any) -> Path:
+    """``build_tiny_lm`` (``shape`` overrides its config) with an embedded model card: the
+    embedded backend loads it."""
     import json
 
     from docqa.backends.preparation import MODEL_CARD
 
-    build_tiny_lm(folder)
+    build_tiny_lm(folder, **shape)
     card = {
         "id": "tiny-gemma",
         "source": {"package": "tiny-package", "version": "0.0.1"},

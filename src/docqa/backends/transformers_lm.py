@@ -145,10 +145,11 @@ class TransformersLM(Backend):
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
 
-    def prompt_ids(self, request: ChatRequest) -> tuple[list[int], int]:
-        """The prompt's token ids within the input budget, and how many tokens were cut."""
+    def prompt_ids(self, request: ChatRequest, *, raw: bool = False) -> tuple[list[int], int]:
+        """The prompt's token ids within the input budget, and how many tokens were cut;
+        ``raw`` reads the messages' text without the chat template (a served text completion)."""
         request = request.as_text_only()
-        if self.settings.prompt_format == "chat":
+        if self.settings.prompt_format == "chat" and not raw:
             messages = [{"role": m.role, "content": m.text} for m in request.messages]
             text = self.tokenizer.apply_chat_template(
                 messages, add_generation_prompt=True, tokenize=False

@@ -1,4 +1,5 @@
-"""Concurrent requests to a served model become batched ``generate`` calls.
+"""Concurrent requests to a served model become batched ``generate`` calls (vision models;
+text models are served a decoding step at a time by ``docqa.serving.scheduler``).
 
 Each HTTP request waits in its own handler thread; one worker thread takes the first waiting
 request, collects more for up to ``wait_s`` (or until ``max_batch_size``), and hands them to
@@ -51,12 +52,16 @@ class BatchQueue:
 
     def submit(self, request: ChatRequest) -> Completion:
         """The completion of ``request``, once its batch has run (its error, if it failed)."""
+        return self.enqueue(request).result()
+
+    def enqueue(self, request: ChatRequest) -> Future[Completion]:
+        """Queue ``request``; the future completes once its batch has run."""
         future: Future[Completion] = Future()
         with self._lock:  # nothing joins the queue behind close()'s end marker
             if self._closed:
                 raise RuntimeError("the server is shutting down")
             self._pending.put((request, future))
-        return future.result()
+        return future
 
     @property
     def closed(self) -> bool:

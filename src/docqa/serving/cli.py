@@ -7,7 +7,8 @@
 
 The model must be prepared first (``snakemake --cores 1 results/models/<name>``). Once it is
 healthy the command prints the ``models:`` entry that points docqa's jobs at it (``backend:
-openai``), then serves until it is stopped (Ctrl-C or SIGTERM).
+openai``), then serves until it is stopped (Ctrl-C or SIGTERM: it stops listening, lets running
+requests finish for ``--shutdown-grace`` seconds, ends the rest, and exits 0).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import yaml
 from docqa.backends.preparation import MODEL_CARD
 from docqa.datasets.catalogue import load_config
 from docqa.serving.health import start_server_process, stop_process
+from docqa.serving.server import DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_SHUTDOWN_GRACE_S
 from docqa.serving.vllm_launcher import client_entry, vllm_command
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,20 @@ def register(commands: Any) -> None:
         type=float,
         default=5.0,
         help="docqa engine: how long a batch waits for more requests (5 ms)",
+    )
+    parser.add_argument(
+        "--request-timeout",
+        type=float,
+        default=DEFAULT_REQUEST_TIMEOUT_S,
+        help="docqa engine: a request's wall-clock limit in seconds, from its arrival "
+        f"({DEFAULT_REQUEST_TIMEOUT_S:.0f}); it then ends with finish_reason time_limit",
+    )
+    parser.add_argument(
+        "--shutdown-grace",
+        type=float,
+        default=DEFAULT_SHUTDOWN_GRACE_S,
+        help="docqa engine: on SIGTERM or Ctrl-C, seconds the running requests may still take "
+        f"({DEFAULT_SHUTDOWN_GRACE_S:.0f}); the rest get a 503",
     )
     parser.add_argument(
         "--vllm-command", default="vllm", help="vllm engine: how to run vllm (default: vllm)"
@@ -123,7 +139,13 @@ def _serve_with_docqa(args: argparse.Namespace, model_cfg: dict[str, Any], model
         text_only = isinstance(backend, TransformersLM)
         address = (args.host, args.port)
         server = ModelServer(
-            address, args.model, backend, text_only=text_only, wait_s=args.batch_wait_ms / 1000
+            address,
+            args.model,
+            backend,
+            text_only=text_only,
+            wait_s=args.batch_wait_ms / 1000,
+            timeout_s=args.request_timeout,
+            grace_s=args.shutdown_grace,
         )
         _announce(args.model, server.base_url, server.client_entry())
         signal.signal(signal.SIGTERM, _stop_on_signal)
@@ -132,6 +154,12 @@ def _serve_with_docqa(args: argparse.Namespace, model_cfg: dict[str, Any], model
         except KeyboardInterrupt:
             pass
         finally:
+            # a second signal must not interrupt the orderly stop that the grace period bounds
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            log.info(
+                "stopping: new requests are refused, running ones get %s s", args.shutdown_grace
+            )
             server.close()
     finally:
         backend.close()

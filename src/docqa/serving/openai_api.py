@@ -1,34 +1,45 @@
-"""OpenAI chat-completions bodies as docqa ``ChatRequest``s, and ``Completion``s as replies.
+"""OpenAI chat-completions and completions bodies as docqa ``ChatRequest``s, and finished
+requests as replies or streamed chunks.
 
 Message content is a string or a list of ``text`` and ``image_url`` parts; images must be
-inline (``data:`` URLs). ``max_tokens`` (or ``max_completion_tokens``), ``temperature`` and
-``stop`` become the request's ``Generation``; a missing temperature means greedy decoding (0,
-where OpenAI's default is 1), because docqa's runs are greedy. Parameters the backends cannot
-honour (``n``, ``stream``, ``top_p``, penalties, tools…) are refused when set to anything but
-their default, so that no request is answered differently from what it asked.
+inline (``data:`` URLs). A text completion's ``prompt`` is one string, read as it is (no chat
+template). ``max_tokens`` (or ``max_completion_tokens``), ``temperature`` and ``stop`` become
+the request's ``Generation``; a missing temperature means greedy decoding (0, where OpenAI's
+default is 1), because docqa's runs are greedy. Parameters the backends cannot honour (``n``,
+``top_p``, penalties, tools, ``echo``…) are refused when set to anything but their default, so
+that no request is answered differently from what it asked. ``stream: true`` replies with
+server-sent events as OpenAI sends them: ``data: {chunk}`` lines, then ``data: [DONE]``.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
-from docqa.backends.base import Completion
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.serving.inline_images import ImageStore
+from docqa.serving.tickets import Outcome
 
-#: generated tokens when a request does not say
+#: generated tokens when a chat request does not say
 DEFAULT_MAX_TOKENS = 512
+#: ... and a text completion (OpenAI's default)
+DEFAULT_COMPLETION_TOKENS = 16
+
+CHAT = "chat.completion"
+TEXT = "text_completion"
 
 ROLES = ("system", "user", "assistant")
 
 #: parameter → the values this server answers correctly (the OpenAI defaults)
 ONLY_DEFAULTS: dict[str, tuple[Any, ...]] = {
     "n": (1,),
-    "stream": (False,),
+    "best_of": (1,),
+    "echo": (False,),
+    "suffix": (None, ""),
     "top_p": (1,),
-    "logprobs": (False,),
+    "logprobs": (False, None),
     "presence_penalty": (0,),
     "frequency_penalty": (0,),
     "tools": (None, []),
@@ -48,9 +59,44 @@ class APIError(Exception):
         return {"error": {"message": str(self), "type": self.kind, "code": self.status}}
 
 
-def decode_request(body: Any, images: ImageStore) -> ChatRequest:
-    """The ``ChatRequest`` a chat-completions body asks for; ``APIError`` (400) naming the
-    field when the body is not one this server can answer."""
+@dataclass(frozen=True)
+class APIRequest:
+    """A decoded body: the model's request, its API (``CHAT`` or ``TEXT``, whose prompt is
+    read without the chat template) and how to reply."""
+
+    request: ChatRequest
+    kind: str = CHAT
+    stream: bool = False
+    include_usage: bool = False
+
+
+def decode_request(body: Any, images: ImageStore) -> APIRequest:
+    """The request a chat-completions body asks for; ``APIError`` (400) naming the field when
+    the body is not one this server can answer."""
+    _check_defaults(body)
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise APIError(400, "messages must be a non-empty list of {role, content} objects")
+    decoded = tuple(_message(m, f"messages[{i}]", images) for i, m in enumerate(messages))
+    request = ChatRequest(decoded, _generation(body, DEFAULT_MAX_TOKENS))
+    return APIRequest(request, CHAT, *_streaming(body))
+
+
+def decode_completion_request(body: Any) -> APIRequest:
+    """The request a (text) completions body asks for: its ``prompt`` read as it is."""
+    _check_defaults(body)
+    prompt = body.get("prompt")
+    if isinstance(prompt, list) and len(prompt) == 1:
+        prompt = prompt[0]
+    if not isinstance(prompt, str):
+        raise APIError(
+            400, "prompt must be a string (one prompt a request; token ids are not read)"
+        )
+    request = ChatRequest.prompt(prompt, _generation(body, DEFAULT_COMPLETION_TOKENS))
+    return APIRequest(request, TEXT, *_streaming(body))
+
+
+def _check_defaults(body: Any) -> None:
     if not isinstance(body, dict):
         raise APIError(400, "the request body must be a JSON object")
     for key, allowed in ONLY_DEFAULTS.items():
@@ -58,11 +104,16 @@ def decode_request(body: Any, images: ImageStore) -> ChatRequest:
             raise APIError(
                 400, f"{key}={body[key]!r} is not supported by docqa serve; leave it out"
             )
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise APIError(400, "messages must be a non-empty list of {role, content} objects")
-    decoded = tuple(_message(m, f"messages[{i}]", images) for i, m in enumerate(messages))
-    return ChatRequest(decoded, _generation(body))
+
+
+def _streaming(body: dict[str, Any]) -> tuple[bool, bool]:
+    stream = body.get("stream", False)
+    if not isinstance(stream, bool):
+        raise APIError(400, f"stream must be true or false, not {stream!r}")
+    options = body.get("stream_options") or {}
+    if not isinstance(options, dict) or (options and not stream):
+        raise APIError(400, "stream_options is an object, and only for stream: true")
+    return stream, bool(options.get("include_usage"))
 
 
 def _message(message: Any, where: str, images: ImageStore) -> Message:
@@ -93,8 +144,8 @@ def _part(part: Any, where: str, images: ImageStore) -> Part:
     raise APIError(400, f"{where}: a part is {{type: text, text}} or {{type: image_url, ...}}")
 
 
-def _generation(body: dict[str, Any]) -> Generation:
-    max_tokens = body.get("max_completion_tokens", body.get("max_tokens", DEFAULT_MAX_TOKENS))
+def _generation(body: dict[str, Any], default_tokens: int) -> Generation:
+    max_tokens = body.get("max_completion_tokens", body.get("max_tokens", default_tokens))
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         raise APIError(400, f"max_tokens must be a positive integer, not {max_tokens!r}")
     temperature = body.get("temperature", 0)
@@ -107,25 +158,57 @@ def _generation(body: dict[str, Any]) -> Generation:
     return Generation(max_tokens, float(temperature), tuple(stop))
 
 
-def encode_completion(completion: Completion, model: str, request: ChatRequest) -> dict[str, Any]:
-    """The chat-completions reply for ``completion``, with the backend's token counts."""
-    usage = completion.usage
-    length = usage.tokens_out >= request.generation.max_new_tokens
+def reply_id(kind: str) -> str:
+    return f"{'chatcmpl' if kind == CHAT else 'cmpl'}-{uuid.uuid4().hex}"
+
+
+def encode_reply(outcome: Outcome, model: str, kind: str) -> dict[str, Any]:
+    """The whole reply to a finished request, with the model's token counts."""
+    choice: dict[str, Any] = {"index": 0, "finish_reason": outcome.finish_reason}
+    if kind == CHAT:
+        choice["message"] = {"role": "assistant", "content": outcome.text}
+    else:
+        choice.update(text=outcome.text, logprobs=None)
     return {
-        "id": f"chatcmpl-{uuid.uuid4().hex}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": completion.text},
-                "finish_reason": "length" if length else "stop",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": usage.tokens_in,
-            "completion_tokens": usage.tokens_out,
-            "total_tokens": usage.tokens_in + usage.tokens_out,
-        },
+        **_head(reply_id(kind), model, kind, stream=False),
+        "choices": [choice],
+        "usage": usage(outcome),
     }
+
+
+def encode_chunk(
+    reply: str,
+    model: str,
+    kind: str,
+    text: str,
+    finish_reason: str | None = None,
+    *,
+    first: bool = False,
+) -> dict[str, Any]:
+    """One streamed chunk of reply ``reply``: a text delta (the ``first`` one of a chat reply
+    names the role), or the last one, with the finish reason and no text."""
+    choice: dict[str, Any] = {"index": 0, "finish_reason": finish_reason}
+    if kind == CHAT:
+        delta: dict[str, Any] = {} if finish_reason else {"content": text}
+        choice["delta"] = {"role": "assistant", **delta} if first else delta
+    else:
+        choice.update(text=text, logprobs=None)
+    return {**_head(reply, model, kind, stream=True), "choices": [choice]}
+
+
+def encode_usage_chunk(reply: str, model: str, kind: str, outcome: Outcome) -> dict[str, Any]:
+    """The last chunk of a stream with ``stream_options.include_usage``: no choices, the usage."""
+    return {**_head(reply, model, kind, stream=True), "choices": [], "usage": usage(outcome)}
+
+
+def usage(outcome: Outcome) -> dict[str, int]:
+    return {
+        "prompt_tokens": outcome.prompt_tokens,
+        "completion_tokens": outcome.completion_tokens,
+        "total_tokens": outcome.prompt_tokens + outcome.completion_tokens,
+    }
+
+
+def _head(reply: str, model: str, kind: str, *, stream: bool) -> dict[str, Any]:
+    obj = (CHAT + ".chunk" if stream else CHAT) if kind == CHAT else TEXT
+    return {"id": reply, "object": obj, "created": int(time.time()), "model": model}
