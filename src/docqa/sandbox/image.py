@@ -93,7 +93,7 @@ def cache_folder() -> Path:
     problems = []
     for folder in candidates:
         try:
-            folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+            _make(folder)
             _check_owned(folder)
             return folder
         except OSError as error:
@@ -101,6 +101,21 @@ def cache_folder() -> Path:
     raise OSError(
         "no folder for the sandbox's image (" + "; ".join(problems) + f"); set {CACHE_VARIABLE}"
     )
+
+
+def _make(folder: Path) -> None:
+    """``folder`` and its missing parents, 0755 whatever the umask (as root, the sandbox's uid
+    must pass through them to the image)."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        path.chmod(0o755)
 
 
 def _check_owned(folder: Path) -> None:
