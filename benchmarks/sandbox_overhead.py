@@ -1,5 +1,6 @@
-"""The Solve sandbox's start-to-result time: the old sandbox (audit hooks, rlimits, ``unshare
---net``) vs the kernel-isolated one (bubblewrap, seccomp), side by side.
+"""The Solve sandbox's start-to-result time: an old sandbox (``--old``: by default the
+bubblewrap sandbox before the kernel-memory bounds and the uid drop; ``15a850f`` is the one of
+audit hooks, rlimits and ``unshare --net``) vs this one, side by side.
 
 Two programs: a trivial one (``result = 1``) and a computation of about one CPU second. The old
 sandbox is the package as it was at commit ``OLD`` (read from git into a temporary folder and
@@ -8,7 +9,7 @@ alternating, so that load from elsewhere on a shared machine hits them alike. Be
 wall time it reports the CPU time each run cost the machine (this process's children). The
 isolation probe of the new sandbox (one trial run, once per process) is done before any clock.
 
-    PYTHONPATH=src python benchmarks/sandbox_overhead.py [--repeats 15] [--old 15a850f]
+    PYTHONPATH=src python benchmarks/sandbox_overhead.py [--repeats 15] [--old bce9b4f]
 
 Prints a table and writes ``benchmarks/results/sandbox_overhead.json``. Target: the isolation
 adds at most 150 ms a call.
@@ -17,6 +18,7 @@ adds at most 150 ms a call.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import json
 import os
@@ -36,7 +38,7 @@ from docqa.sandbox.machine import current
 
 RESULTS = Path(__file__).parent / "results" / "sandbox_overhead.json"
 REPO = Path(__file__).resolve().parents[1]
-OLD = "15a850f"
+OLD = "bce9b4f"
 #: about one second of CPU on the machine this was written on (scaled at start, see calibrate)
 COMPUTE = "total = 0\nfor i in range({n}):\n    total += i * i\nresult = total % 97"
 
@@ -45,18 +47,29 @@ def load_old(commit: str, folder: Path) -> Callable[..., Any]:
     """The old sandbox's ``run_python``, imported from ``commit`` as ``old_sandbox``."""
     package = folder / "old_sandbox"
     package.mkdir()
-    for name in ("__init__", "child", "isolation", "limits", "process", "result"):
-        text = subprocess.run(
-            ["git", "-C", str(REPO), "show", f"{commit}:src/docqa/sandbox/{name}.py"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        (package / f"{name}.py").write_text(text.replace("docqa.sandbox", "old_sandbox"))
+    listing = subprocess.run(
+        ["git", "-C", str(REPO), "ls-tree", "--name-only", commit, "src/docqa/sandbox/"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    for path in listing:
+        if path.endswith(".py"):
+            text = subprocess.run(
+                ["git", "-C", str(REPO), "show", f"{commit}:{path}"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            (package / Path(path).name).write_text(text.replace("docqa.sandbox", "old_sandbox"))
     sys.path.insert(0, str(folder))
     module = importlib.import_module("old_sandbox")
+    # the sandbox of 15a850f chose its network isolation; later ones have no such limit
+    extra = {"network_namespace": "auto"}
+    if "network_namespace" not in {f.name for f in dataclasses.fields(module.SandboxLimits)}:
+        extra = {}
     return lambda code, limits: module.run_python(
-        code, limits=module.SandboxLimits(**limits, network_namespace="auto")
+        code, limits=module.SandboxLimits(**limits, **extra)
     )
 
 

@@ -468,7 +468,8 @@ PROGRAMS = [
     K("write to the root", "open('/escaped', 'w').write('x')", "error", "Read-only file system"),
     K(
         "write into the standard library",
-        "import os\nopen(os.path.dirname(os.__file__) + '/evil.py', 'w').write('x')",
+        "import os, sys\nlib = [p for p in sys.path if p.endswith('lib-dynload')][0]\n"
+        "open(os.path.dirname(lib) + '/evil.py', 'w').write('x')",
         "error",
         "Read-only file system",
     ),
@@ -533,10 +534,10 @@ PROGRAMS = [
         "No space left on device",
     ),
     K(
-        "a flood of files",
-        "for i in range(20000):\n    open(f'f{i}', 'w').close()\nresult = i + 1",
-        "ok",
-        result=lambda r: r == 20000,
+        "a flood of files stops at the box's inode limit",
+        "for i in range(20000):\n    open(f'f{i}', 'w').close()",
+        "error",
+        "No space left on device",
         limits=ROOMY,
     ),
     K(

@@ -72,12 +72,22 @@ def staged() -> Path:
 def as_user(
     entry: pwd.struct_passwd, staged: Path, command: list[str], timeout: float
 ) -> subprocess.CompletedProcess:
+    # the sandbox's image goes with the staged copy (the user has no home folder)
+    cache = staged / "cache"
+    if not cache.exists():
+        cache.mkdir(mode=0o755)
+        os.chown(cache, entry.pw_uid, entry.pw_gid)
     return subprocess.run(
         command,
         user=entry.pw_uid,
         group=entry.pw_gid,
         extra_groups=[],
-        env={"PYTHONPATH": str(staged / "src"), "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
+        env={
+            "PYTHONPATH": str(staged / "src"),
+            "PATH": "/usr/bin:/bin",
+            "LC_ALL": "C.UTF-8",
+            "DOCQA_SANDBOX_CACHE": str(cache),
+        },
         cwd="/",
         capture_output=True,
         text=True,

@@ -681,16 +681,19 @@ result = 1
     assert run(code).blocked != ()
 
 
-@pytest.mark.xfail(strict=True, reason="bwrap 0.8 cannot set a tmpfs inode limit (nr_inodes)")
 def test_empty_files_cannot_take_memory_beyond_the_limits():
-    """tmpfs counts bytes, not inodes: empty files cost ~1 KB of kernel memory each, outside
-    RLIMIT_AS and box_mb (measured: 275 744 files, about 200 MB of slab, in 5 s of wall time)."""
+    """tmpfs counts bytes, not inodes: without ``nr_inodes`` empty files cost ~1 KB of kernel
+    memory each, outside RLIMIT_AS and box_mb (measured: 275 744 files, about 200 MB of slab,
+    in 5 s of wall time); the box the launcher mounts has an inode limit."""
     code = """
 import os, time
 count, start = 0, time.monotonic()
-while time.monotonic() - start < 1.5 and count < 20_000:
-    os.close(os.open(f"/box/{count}", os.O_CREAT | os.O_WRONLY, 0o600))
-    count += 1
+try:
+    while time.monotonic() - start < 1.5 and count < 20_000:
+        os.close(os.open(f"/box/{count}", os.O_CREAT | os.O_WRONLY, 0o600))
+        count += 1
+except OSError:
+    pass
 result = count
 """
     assert run(code, guard=False).result < 20_000

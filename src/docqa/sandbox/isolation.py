@@ -2,14 +2,19 @@
 
 Each program runs under bubblewrap (``bwrap``, the Debian package ``bubblewrap``; ``make setup``
 installs it) in new user, mount, PID, IPC, UTS, network and (where the kernel allows) cgroup
-namespaces, with:
+namespaces. A launcher starts it (``launcher``): as root it first drops to ``HOST_UID``
+(``setpriv``), so that the program is an unprivileged uid on the host too; then ``unshare``
+makes a user and mount namespace of its own, where ``sh`` mounts the box tmpfs with a size and
+an inode limit (bubblewrap 0.8 cannot set ``nr_inodes``) and execs bubblewrap. The program gets:
 
-- a read-only root that holds only the interpreter, its standard library (site-packages
-  hidden under an empty folder) and the shared libraries that the interpreter and the preloaded
-  modules map (found once by asking the interpreter what it maps); no /proc, /dev, /etc, /tmp
-  or home folder, so no other file of the machine, no process and no environment is visible;
-- ``/box``, a private tmpfs of ``limits.box_mb`` that the kernel frees when the sandbox ends
-  (nothing for the caller to clean up);
+- a read-only root on bubblewrap's tmpfs that holds single files only: the interpreter, the
+  shared libraries that it and the preloaded modules map (found once by asking the interpreter
+  what it maps), its extension modules, and its standard library as one zip, all from this
+  machine's image (``image.py``). No host folder is bound, so looking up names leaves no
+  dentries in the host's cache; no /proc, /dev, /etc, /tmp or home folder, so no other file of
+  the machine, no process and no environment is visible;
+- ``/box``, a private tmpfs of ``limits.box_mb`` and ``BOX_INODES_PER_MB`` inodes a MB that the
+  kernel frees when the sandbox ends (nothing for the caller to clean up);
 - the seccomp filter of ``seccomp.py``, ``no_new_privs`` (bubblewrap sets it), every
   capability dropped, further user namespaces disabled, uid and gid 65534 inside;
 - the program as the only process of its PID namespace (``--as-pid-1``): it sees no other
@@ -28,18 +33,32 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import struct
 import subprocess
-import sys
-import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from docqa.sandbox import image
 
 BWRAP_VARIABLE = "DOCQA_SANDBOX_BWRAP"
 #: where the child's script and the box are inside the sandbox
 CHILD_INSIDE = "/sandbox/child.py"
 BOX = "/box"
 SANDBOX_UID = 65534
+#: the uid the sandbox runs as on the host when the caller is root ("nobody"): it owns no file,
+#: so the program's files and the page cache of the files it reads are not root's
+HOST_UID = 65534
+#: inodes of the box per MB of its size (tmpfs counts bytes, not files: without a limit, empty
+#: files cost about 1 KB of kernel memory each, outside every rlimit)
+BOX_INODES_PER_MB = 256
+#: where the launcher's tools are looked for
+LAUNCH_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
+#: run by ``sh`` in the launcher's mount namespace: mount the box (size, inodes, mount point)
+#: and become bubblewrap
+MOUNT_BOX = (
+    '{mount} -n -t tmpfs -o "size=$1,nr_inodes=$2,mode=0700" docqa-box "$3" && shift 3 && exec "$@"'
+)
 #: the modules the child preloads (kept in step with child.PRELOAD by a test)
 PRELOAD = (
     "_strptime",
@@ -104,10 +123,15 @@ class Isolation:
     layers: tuple[str, ...] = ()
     bwrap: str = ""
     python: str = ""
-    #: (source outside, path inside) of every read-only bind of the minimal root
+    #: (source outside, path inside) of every read-only bind of the minimal root: single
+    #: files only (a bound host folder would keep the negative dentries of lookups in it)
     binds: tuple[tuple[str, str], ...] = ()
-    #: folders inside covered by an empty tmpfs (the interpreter's site-packages)
-    hidden: tuple[str, ...] = ()
+    #: empty folders inside (made on bubblewrap's tmpfs), where the interpreter expects them
+    folders: tuple[str, ...] = ()
+    #: what starts bubblewrap: the uid drop (as root), the user and mount namespace, the box
+    launcher: tuple[str, ...] = ()
+    #: the folder outside where the launcher mounts the box, bound on /box
+    box_mount: str = ""
     seccomp: bytes = field(default=b"", repr=False)
 
     @property
@@ -118,15 +142,30 @@ class Isolation:
         return "kernel (bubblewrap): " + ", ".join(self.layers)
 
 
-def minimal_root(python: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
-    """The read-only binds that let ``python`` start and import ``PRELOAD``: the interpreter,
-    its standard library and every file it maps (found by running it once outside)."""
+@dataclass(frozen=True)
+class Root:
+    """What the interpreter needs inside, found by running it once outside."""
+
+    #: (file outside, path inside) of the interpreter, the files it maps and their links
+    files: tuple[tuple[str, str], ...]
+    #: the pure-Python standard library (served from a zip) and where the zip goes inside
+    stdlib: str
+    zip_inside: str
+    #: the folder of extension modules; each of its files is bound on its own
+    dynload: str
+
+
+def minimal_root(python: str) -> Root:
+    """The files that let ``python`` start and import ``PRELOAD``: the interpreter, its
+    extension modules and every file it maps (found by running it once outside), and where
+    its standard library is (served from a zip, ``image.py``)."""
     code = (
-        f"import {', '.join(PRELOAD)}\n"
+        f"import sys, {', '.join(PRELOAD)}\n"
+        "print('\\n'.join(sys.path[:3]))\n"
         "print('\\n'.join(sorted({l.split(None, 5)[5].strip() for l in open('/proc/self/maps')"
         " if len(l.split(None, 5)) == 6 and l.split(None, 5)[5].startswith('/')})))"
     )
-    mapped = subprocess.run(
+    lines = subprocess.run(
         [python, "-I", "-S", "-B", "-c", code],
         capture_output=True,
         text=True,
@@ -134,32 +173,28 @@ def minimal_root(python: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, .
         env={"LC_ALL": "C.UTF-8"},
         check=True,
     ).stdout.split("\n")
-    paths = sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})
-    stdlib = os.path.realpath(paths["stdlib"])
-    places = {os.path.realpath(path) for path in (paths["stdlib"], paths["platstdlib"])}
-    binds: dict[str, str] = {place: place for place in places if os.path.isdir(place)}
-    files = [os.path.realpath(path) for path in mapped if path and os.path.isfile(path)]
+    zip_inside, stdlib, dynload = lines[:3]
+    if not zip_inside.endswith(".zip") or not dynload.endswith("lib-dynload"):
+        raise ValueError(f"{python} has an unexpected module path: {lines[:3]}")
+    files = [os.path.realpath(path) for path in lines[3:] if path and os.path.isfile(path)]
+    binds: dict[str, str] = {}
+    if os.path.isdir(dynload):
+        for entry in sorted(os.scandir(dynload), key=lambda e: e.name):
+            if entry.is_file():
+                binds[entry.path] = os.path.realpath(entry.path)
     for path in files:
-        if not any(path.startswith(place + "/") for place in places):
-            binds[path] = path
+        binds.setdefault(path, path)
     binds[python] = python
     # the names the dynamic loader asks for may be links to the files it maps
     for path in files:
-        folder = os.path.dirname(path)
-        for entry in _links_to(folder, set(files)):
-            binds.setdefault(entry, entry)
+        for link in _links_to(os.path.dirname(path), set(files)):
+            binds.setdefault(link, link)
     loader = elf_interpreter(python)
     if loader:
         binds[loader] = loader
-    hidden = tuple(
-        sorted(
-            os.path.realpath(paths[key])
-            for key in ("purelib", "platlib")
-            if os.path.isdir(paths[key]) and os.path.realpath(paths[key]).startswith(stdlib + "/")
-        )
-    )
     # a bind's source is the real file; where a path inside is a link, bind the file there
-    return tuple((os.path.realpath(src), dst) for dst, src in sorted(binds.items())), hidden
+    pairs = tuple((os.path.realpath(src), dst) for dst, src in sorted(binds.items()))
+    return Root(pairs, os.path.realpath(stdlib), zip_inside, dynload)
 
 
 @functools.cache
@@ -197,8 +232,45 @@ def elf_interpreter(binary: str) -> str:
     return ""
 
 
+def image_binds(root: Root) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...], str]:
+    """The binds of the minimal root from this machine's image (``image.py``): (the binds,
+    the empty folders to make inside, the box's mount point outside)."""
+    child = str(Path(__file__).with_name("child.py"))
+    sources = sorted({source for source, _ in root.files} | {child})
+    folder, archive, copies = image.prepare(root.stdlib, sources)
+    binds = [(copies[source], inside) for source, inside in root.files]
+    binds += [(archive, root.zip_inside), (copies[child], CHILD_INSIDE)]
+    return tuple(binds), (root.dynload,), str(folder / "box")
+
+
+def launcher(bwrap: str) -> tuple[str, ...]:
+    """The commands that start bubblewrap: as root, first a drop to ``HOST_UID`` (``setpriv``),
+    then in every case a user and mount namespace of its own (``unshare``) where ``sh`` mounts
+    the box and execs bubblewrap. Raises ``SandboxUnavailable`` naming what is missing."""
+    found = {name: shutil.which(name, path=LAUNCH_PATH) for name in ("setpriv", "unshare", "mount")}
+    tools = {name: path for name, path in found.items() if path}
+    missing = sorted(set(found) - set(tools))
+    if missing:
+        raise SandboxUnavailable(
+            f"the Solve sandbox needs {', '.join(missing)} (util-linux) to start bubblewrap; "
+            "install util-linux"
+        )
+    drop: list[str] = []
+    if os.geteuid() == 0:
+        drop = [tools["setpriv"], f"--reuid={HOST_UID}", f"--regid={HOST_UID}", "--clear-groups"]
+    unshare = [tools["unshare"], "--user", "--map-root-user", "--mount", "--"]
+    return (*drop, *unshare, "/bin/sh", "-c", MOUNT_BOX.format(mount=tools["mount"]), "sh")
+
+
+def launch_arguments(isolation: Isolation, box_bytes: int) -> list[str]:
+    """The launcher with this run's box: its size, its inode limit and where it is mounted."""
+    inodes = max(16, (box_bytes >> 20) * BOX_INODES_PER_MB)
+    return [*isolation.launcher, str(box_bytes), str(inodes), isolation.box_mount]
+
+
 def bwrap_arguments(isolation: Isolation, seccomp_fd: int, box_bytes: int) -> list[str]:
-    """bubblewrap's options for one run (the command follows them)."""
+    """bubblewrap's options for one run (the command follows them); the box is the tmpfs the
+    launcher mounted (``launch_arguments``), of ``box_bytes``."""
     arguments = [
         "--unshare-user",
         "--unshare-ipc",
@@ -223,20 +295,10 @@ def bwrap_arguments(isolation: Isolation, seccomp_fd: int, box_bytes: int) -> li
         "LC_ALL",
         "C.UTF-8",
     ]
+    for folder in isolation.folders:
+        arguments += ["--dir", folder]
     for source, inside in isolation.binds:
         arguments += ["--ro-bind", source, inside]
-    for folder in isolation.hidden:
-        arguments += [
-            "--size",
-            "4096",
-            "--perms",
-            "0555",
-            "--tmpfs",
-            folder,
-            "--remount-ro",
-            folder,
-        ]
-    arguments += ["--ro-bind", str(Path(__file__).with_name("child.py")), CHILD_INSIDE]
-    arguments += ["--size", str(box_bytes), "--perms", "0700", "--tmpfs", BOX, "--chdir", BOX]
+    arguments += ["--bind", isolation.box_mount, BOX, "--chdir", BOX]
     arguments += ["--remount-ro", "/", "--seccomp", str(seccomp_fd)]
     return arguments

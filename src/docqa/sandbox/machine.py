@@ -20,6 +20,8 @@ from docqa.sandbox.isolation import (
     LAYERS,
     Isolation,
     SandboxUnavailable,
+    image_binds,
+    launcher,
     minimal_root,
 )
 from docqa.sandbox.limits import SandboxLimits
@@ -78,10 +80,16 @@ def probe(bwrap: str) -> Isolation:
         return Isolation(False, str(error))
     python = os.path.realpath(sys.executable)
     try:
-        binds, hidden = minimal_root(python)
+        start = launcher(bwrap)
+    except SandboxUnavailable as error:
+        return Isolation(False, str(error))
+    try:
+        binds, folders, box_mount = image_binds(minimal_root(python))
     except (OSError, subprocess.SubprocessError, ValueError) as error:
         return Isolation(False, f"the Solve sandbox cannot find what {python} needs: {error}")
-    isolation = Isolation(True, "", LAYERS, bwrap, python, binds, hidden, seccomp)
+    isolation = Isolation(
+        True, "", LAYERS, bwrap, python, binds, folders, start, box_mount, seccomp
+    )
     failure = trial_run(isolation)  # the probe is a real run
     if failure:
         return Isolation(

@@ -34,6 +34,7 @@ from docqa.sandbox.isolation import (
     Isolation,
     SandboxUnavailable,
     bwrap_arguments,
+    launch_arguments,
 )
 from docqa.sandbox.limits import SandboxLimits
 from docqa.sandbox.result import SandboxResult
@@ -87,6 +88,7 @@ def _run(
             "guard": guard,
         }
         command = [
+            *launch_arguments(isolation, limits.box_mb << 20),
             isolation.bwrap,
             *bwrap_arguments(isolation, seccomp_read, limits.box_mb << 20),
             isolation.python,
