@@ -63,7 +63,7 @@ def _encoder(folder: Path, device: str, doc_maxlen: int | None) -> MultiVectorEn
 
     check_device(device, NAME)
     encoder = MultiVectorEncoder(str(folder), device=device, local_files_only=True)
-    transformer = encoder[0]
+    transformer: Any = encoder[0]
     positions = transformer.auto_model.config.max_position_embeddings
     transformer.document_length = doc_maxlen or positions
     return encoder
@@ -71,13 +71,15 @@ def _encoder(folder: Path, device: str, doc_maxlen: int | None) -> MultiVectorEn
 
 def document_length(encoder: MultiVectorEncoder) -> int:
     """The tokens of a passage ``encoder`` reads."""
-    return int(encoder[0].document_length)
+    transformer: Any = encoder[0]
+    return int(transformer.document_length)
 
 
 def passage_tokens(encoder: MultiVectorEncoder, passages: list[str]) -> list[int]:
     """Each passage's length in the encoder's tokens, its document marker included."""
     marker = encoder.prompts.get("document") or ""
-    tokenized = encoder[0].tokenizer([marker + passage for passage in passages])
+    transformer: Any = encoder[0]
+    tokenized = transformer.tokenizer([marker + passage for passage in passages])
     return [len(ids) for ids in tokenized["input_ids"]]
 
 
