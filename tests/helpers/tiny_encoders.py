@@ -19,13 +19,14 @@ def _bpe_tokenizer(special_tokens: list[str], **named: str) -> Any:
     return fast_tokenizer(CORPUS * 10, 300, special_tokens, **named)
 
 
-def tiny_bert(folder: Path) -> Path:
-    """A random 2-layer BERT (hidden 32) with a WordPiece tokenizer trained on CORPUS."""
+def tiny_bert(folder: Path, positions: int = 128, extra_tokens: tuple[str, ...] = ()) -> Path:
+    """A random 2-layer BERT (hidden 32) with a WordPiece tokenizer trained on CORPUS, reading
+    ``positions`` tokens; ``extra_tokens`` join its vocabulary whole (BERT's ``[unused0]``...)."""
     import torch
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
     from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *extra_tokens]
     wordpiece = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     wordpiece.normalizer = normalizers.BertNormalizer(lowercase=True)
     wordpiece.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
@@ -54,7 +55,7 @@ def tiny_bert(folder: Path) -> Path:
         num_hidden_layers=2,
         num_attention_heads=2,
         intermediate_size=64,
-        max_position_embeddings=128,
+        max_position_embeddings=positions,
     )
     BertModel(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
@@ -75,6 +76,43 @@ def tiny_colbert(folder: Path) -> Path:
 
     MultiVectorEncoder(str(tiny_bert(folder / "bert")), device="cpu").save(str(folder / "mve"))
     return folder / "mve"
+
+
+def tiny_stanford_colbert(folder: Path) -> Path:
+    """The tiny BERT in the folder layout of ``colbert-ir/colbertv2.0`` (a Stanford-NLP ColBERT
+    checkpoint): ``HF_ColBERT`` in config.json, the BERT weights under ``bert.`` beside the
+    projection ``linear.weight`` (128-d there, 16 here), 512 positions, and colbertv2.0's
+    ``artifact.metadata`` (documents cut at ``doc_maxlen`` 180 tokens, queries 32, the
+    ``[unused0]``/``[unused1]`` markers)."""
+    import json
+
+    import torch
+    from safetensors.torch import save_file
+    from transformers import BertModel
+
+    bert = tiny_bert(folder / "bert", positions=512, extra_tokens=("[unused0]", "[unused1]"))
+    out = folder / "colbertv2.0"
+    out.mkdir(parents=True)
+    state = BertModel.from_pretrained(bert).state_dict()
+    weights = {f"bert.{key}": value.contiguous() for key, value in state.items()}
+    torch.manual_seed(0)
+    weights["linear.weight"] = torch.randn(TINY_EMBEDDING_DIM, 32)
+    save_file(weights, out / "model.safetensors")
+    config = json.loads((bert / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps({**config, "architectures": ["HF_ColBERT"]}))
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        if (bert / name).exists():
+            (out / name).write_bytes((bert / name).read_bytes())
+    metadata = {
+        "doc_maxlen": 180,
+        "query_maxlen": 32,
+        "attend_to_mask_tokens": False,
+        "mask_punctuation": True,
+        "query_token_id": "[unused0]",
+        "doc_token_id": "[unused1]",
+    }
+    (out / "artifact.metadata").write_text(json.dumps(metadata))
+    return out
 
 
 #: the tiny ColQwen2 and ColPali (their vocabulary is their tokenizer's; 16-d vectors);

@@ -149,3 +149,59 @@ def test_a_broken_page_image_fails_its_question_with_the_page_named(
 def test_bad_options_name_the_option(options: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         create_method({"type": "vanilla", **options})
+
+
+def fitted(deck: DocumentEnv, context: int | None, **options) -> tuple[Prediction, ScriptedReplies]:
+    """Vanilla on a VLM whose context window is ``context`` tokens."""
+    backend = ScriptedReplies(["42"], sees_images=True)
+    backend.context_tokens = context
+    return answer(deck, backend, **options), backend
+
+
+def test_a_request_within_the_context_goes_unchanged(deck: DocumentEnv) -> None:
+    prediction, backend = fitted(deck, 100_000)
+    fit = prediction.trace[0]["context_fit"]
+    assert fit["estimated_tokens"] == fit["fitted_tokens"] < 100_000
+    assert (fit["images_dropped"], fit["images_downscaled"]) == (0, 0)
+    assert fit["fitted_max_pixels"] is None
+    assert backend.requests[0].generation.max_pixels is None
+    assert (prediction.pages_truncated, prediction.pages_downscaled) == (0, 0)
+
+
+def test_a_request_over_the_context_is_downscaled_to_fit(deck: DocumentEnv) -> None:
+    """Seven 64x48 pages are 6 tokens each (4 visual, 2 markers); 14 tokens too few: every
+    page is sent at 2 visual tokens."""
+    estimated = fitted(deck, None)[0].trace[0]["context_fit"]["estimated_tokens"]
+    prediction, backend = fitted(deck, estimated - 14, min_page_pixels=784)
+    fit = prediction.trace[0]["context_fit"]
+    assert fit["fitted_tokens"] <= fit["context_tokens"] == estimated - 14
+    assert fit["fitted_max_pixels"] == 2 * 784 < SIZE[0] * SIZE[1]
+    assert backend.requests[0].generation.max_pixels == 2 * 784  # the model scales them
+    assert backend.requests[0].images == [page.image for page in deck.pages]
+    assert (prediction.pages_truncated, prediction.pages_downscaled) == (0, 7)
+    assert fit["pages_downscaled"] == 7
+    assert Prediction.from_dict(prediction.to_dict()).pages_downscaled == 7
+
+
+def test_pages_too_small_to_read_are_dropped_from_the_end(deck: DocumentEnv) -> None:
+    """Pages may not go under their own size here: two pages' tokens too many drop the last
+    two pages, counted with the pages the page cap leaves out."""
+    estimated = fitted(deck, None)[0].trace[0]["context_fit"]["estimated_tokens"]
+    prediction, backend = fitted(deck, estimated - 12, min_page_pixels=SIZE[0] * SIZE[1])
+    assert prediction.pages == [0, 1, 2, 3, 4]
+    assert backend.requests[0].images == [page.image for page in deck.pages[:5]]
+    assert prediction.pages_truncated == 2
+    fit = prediction.trace[0]["context_fit"]
+    assert (fit["images_dropped"], fit["images_downscaled"]) == (2, 0)
+    capped, _ = fitted(deck, estimated - 12, min_page_pixels=SIZE[0] * SIZE[1], max_pages=6)
+    assert capped.pages_truncated == 2  # one page over the cap, one dropped to fit
+
+
+def test_grids_over_the_context_are_downscaled_and_count_their_pages(
+    deck: DocumentEnv, tmp_path: Path
+) -> None:
+    options = {"mode": "grids", "max_images": 2, "images_dir": str(tmp_path)}
+    estimated = fitted(deck, None, **options)[0].trace[0]["context_fit"]["estimated_tokens"]
+    prediction, _ = fitted(deck, estimated - 20, min_page_pixels=784, **options)
+    assert prediction.pages_downscaled == 7  # both grids, all their pages
+    assert prediction.trace[0]["context_fit"]["images_downscaled"] == 2

@@ -92,3 +92,60 @@ def test_best_passage_scores_a_page_as_its_best_passage_alone(
     assert repeats.count(0) == len(page_chunks(long_page, 10))  # every passage of the long page
     with pytest.raises(ValueError, match="page_score=None"):  # a union index is not reused
         create_retriever({**options, "page_score": "best_passage"}).load(tmp_path / "one")
+
+
+@pytest.fixture(scope="module")
+def colbertv2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny encoder in colbertv2.0's folder layout, where the paper config names it."""
+    from helpers.tiny_encoders import tiny_stanford_colbert
+
+    return tiny_stanford_colbert(tmp_path_factory.mktemp("models"))
+
+
+def configured_colbertv2(model: Path, **changes: object) -> dict[str, object]:
+    """MDocAgent's ColBERTv2 entry (config/experiments/mdocagent_main.yaml) on ``model``."""
+    import yaml
+
+    config = Path(__file__).parents[2] / "config" / "experiments" / "mdocagent_main.yaml"
+    entry = yaml.safe_load(config.read_text())["retrievers"]["colbertv2"]
+    assert Path(entry["model"]).name == model.name  # the same folder layout
+    return {**entry, "model": str(model), "device": "cpu", **changes}
+
+
+def test_colbertv2_reads_a_whole_passage_not_the_checkpoints_180_tokens(
+    colbertv2: Path, document: list[IndexedPage], tmp_path: Path
+) -> None:
+    """colbertv2.0's artifact.metadata cuts documents at 180 tokens; a 190-word passage of the
+    paper config is longer, and the retriever reads all of it (RAGatouille: doc_maxlen = the
+    passage length)."""
+    import json
+
+    from safetensors.torch import load_file
+    from sentence_transformers import MultiVectorEncoder
+
+    from docqa.retrievers.colbert import passage_tokens
+
+    options = configured_colbertv2(colbertv2)
+    retriever = create_retriever(options)
+    encoder = retriever._encoder()
+    assert isinstance(encoder, MultiVectorEncoder)
+    assert encoder[0].document_length == 512  # BERT's positions, not artifact.metadata's 180
+    assert MultiVectorEncoder(str(colbertv2), device="cpu")[0].document_length == 180
+    passage = " ".join(["revenue north south hiring plan"] * 40)
+    words = passage.split()[: options["chunk_words"]]  # one whole passage of the config
+    tokens = passage_tokens(encoder, [" ".join(words)])[0]
+    assert tokens > 180
+    retriever.build([IndexedPage(" ".join(words), document[0].image)], tmp_path / "whole")
+    lengths = load_file(tmp_path / "whole" / "vectors.safetensors")["lengths"].tolist()
+    assert lengths == [tokens]  # a vector for every token: nothing cut
+    manifest = json.loads((tmp_path / "whole" / "pages.json").read_text())
+    assert (manifest["doc_maxlen"], manifest["passages_cut"]) == (512, 0)
+
+    short = create_retriever(configured_colbertv2(colbertv2, doc_maxlen=128))
+    assert short._encoder()[0].document_length == 128
+    short.build([IndexedPage(" ".join(words), document[0].image)], tmp_path / "cut")
+    cut = json.loads((tmp_path / "cut" / "pages.json").read_text())
+    assert (cut["doc_maxlen"], cut["passages_cut"]) == (128, 1)
+    assert load_file(tmp_path / "cut" / "vectors.safetensors")["lengths"].tolist() == [128]
+    with pytest.raises(ValueError, match="doc_maxlen=512 but is loaded with doc_maxlen=128"):
+        short.load(tmp_path / "whole")

@@ -19,7 +19,8 @@ QUESTIONS = [
 ]
 PREDICTIONS = [
     p("q1", "The revenue was 17,000.", [0, 5]),  # num 1; recall 1/2, precision 1/2
-    p("q2", "25", [2]),  # num 0 (25 is not 25%); recall 1, prec 1
+    # num 0 (25 is not 25%); recall 1, prec 1; pages left out and sent smaller (vanilla)
+    {**p("q2", "25", [2]), "pages_truncated": 2, "pages_downscaled": 3},
     p("q3", "The revenue grew quickly", [3], calls=2),  # f1 0.8
     # q4 has no prediction: num 0, recall 0
     p("q5", "", [1], error="backend timed out"),  # would be wrong anyway; f1 0, error
@@ -78,6 +79,8 @@ def test_summary_by_hand(run: tuple[Path, Path]) -> None:
         "images_as_text": 0,
         "fallbacks": 0,
         "budget_retries": 0,
+        "pages_truncated": 2,
+        "pages_downscaled": 3,
         "agent": {},
         # every question has a gold answer; q5 has no evidence pages
         "skipped": {"answer": 0, "pages": 1},

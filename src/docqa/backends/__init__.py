@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from docqa.backends.base import Backend
+from docqa.backends.base import Backend, ModelOptions
 from docqa.runtime.registry import Registry
 from docqa.runtime.spec import check_entry
 
@@ -44,7 +44,11 @@ def create_backend(model_cfg: Mapping[str, Any], model_dir: Path) -> Backend:
     problems = check_entry(spec, model_cfg, f"models.{model_dir.name}", f"backend {name}")
     if problems:
         raise ValueError("; ".join(problems))
-    return factory(spec.model_validate(_options(spec, model_cfg)), model_dir)
+    options = cast(ModelOptions, spec.model_validate(_options(spec, model_cfg)))
+    backend = factory(options, model_dir)
+    if options.context_tokens is not None:  # the entry's word over what the backend read
+        backend.context_tokens = options.context_tokens
+    return backend
 
 
 def _options(spec: Any, model_cfg: Mapping[str, Any]) -> dict[str, Any]:

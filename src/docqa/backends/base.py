@@ -40,6 +40,12 @@ class ModelOptions(Options):
     threads: int | None = Field(
         None, ge=1, description="CPU threads of the job (null: the cores Snakemake gives it)"
     )
+    context_tokens: int | None = Field(
+        None,
+        ge=1,
+        description="the model's context window in tokens, which vanilla fits its request "
+        "into (null: vllm's max_model_len or the loaded model's positions; unknown for hosted)",
+    )
 
     @classmethod
     def of_entry(cls, entry: Mapping[str, Any]) -> Self:
@@ -121,6 +127,9 @@ class Backend(ABC):
 
     #: how many requests ``generate`` takes at once; the batching client respects it
     max_batch_size: int = 8
+    #: the model's context window in tokens (prompt and answer together), ``None`` when unknown:
+    #: the entry's ``context_tokens``, else what the backend reads from the loaded model
+    context_tokens: int | None = None
 
     @property
     @abstractmethod

@@ -108,6 +108,7 @@ class VLLMOffline(Backend):
             trust_remote_code=options.trust_remote_code,
         )
         self._gpus = list(range(min(options.tensor_parallel_size, torch.cuda.device_count())))
+        self.context_tokens = self.llm.llm_engine.model_config.max_model_len
 
     @property
     def identity(self) -> dict[str, Any]:

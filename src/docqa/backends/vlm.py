@@ -86,6 +86,8 @@ class TransformersVLM(Backend):
             trust_remote_code=options.trust_remote_code,
         )
         self.family = family_of(self.model.config.model_type)
+        text_config = getattr(self.model.config, "text_config", self.model.config)
+        self.context_tokens = getattr(text_config, "max_position_embeddings", None)
         self._identity = {
             **identity,
             "engine": "transformers",

@@ -67,8 +67,12 @@ class Prediction(Record):
     #: threshold); docqa.core.error_kinds
     error_kind: str = ""
     #: pages the method left out because the document has more than its page cap (the
-    #: ``vanilla`` method's ``max_pages``); 0 when it saw every page it meant to
+    #: ``vanilla`` method's ``max_pages``) or its request would not fit the model's context;
+    #: 0 when it saw every page it meant to
     pages_truncated: int = 0
+    #: pages sent smaller than the model's pixel budget so that the request fits the model's
+    #: context (``vanilla``; docqa.methods.context_fit)
+    pages_downscaled: int = 0
     page_refs: list[PageRef] = field(default_factory=list)
 
     def __post_init__(self) -> None:

@@ -140,6 +140,8 @@ ScoreSummary = TypedDict(
         "images_as_text": int,
         "fallbacks": int,
         "budget_retries": int,
+        "pages_truncated": int,
+        "pages_downscaled": int,
         "agent": AgentMeasures,
         "intervals": dict[str, Interval],
         "skipped": Skipped,

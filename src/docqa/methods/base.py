@@ -200,6 +200,11 @@ class ReadingOptions(MethodOptions):
         description="prompt style (docqa.methods.baseline_prompts); auto follows the model",
     )
     temperature: float = Field(0.0, ge=0, description="decoding temperature (0: greedy)")
+    not_answerable: bool = Field(
+        True,
+        description='the chat and fewshot prompts offer "Not answerable" (the papers\' have no '
+        "such escape)",
+    )
 
 
 class ImageReadingOptions(ReadingOptions):
@@ -225,6 +230,22 @@ class TopKOptions(ImageReadingOptions):
     def _default_retriever(cls, value: object) -> object:
         """``null`` names the method's own default retriever."""
         return cls.model_fields["retriever"].default if value is None else value
+
+
+def text_top_k(searcher: PageSearcher, question: str, top_k: int, dedupe: bool) -> list[int]:
+    """The ``top_k`` pages for ``question``, best first. Without ``dedupe``, a best-passage
+    index (ColBERT ``page_score: best_passage``) gives its passage ranking: the page of each of
+    the ``top_k`` best passages, a page as often as its passages rank (as MDocAgent reads
+    RAGatouille's ranking); any other index ranks pages, each once."""
+    if not dedupe:
+        if hasattr(searcher, "search_with_repeats") and hasattr(
+            getattr(searcher, "inner", searcher), "search_with_repeats"
+        ):
+            return list(searcher.search_with_repeats(question, top_k))
+        return searcher.search(question, top_k)
+    # rank the whole document so that dropping repeats still leaves k pages
+    ranked = searcher.search(question, max(searcher.pages, top_k))
+    return list(dict.fromkeys(ranked))[:top_k]
 
 
 class Method(ABC):

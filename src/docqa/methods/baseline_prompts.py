@@ -32,7 +32,7 @@ from typing import Literal, get_args
 
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation, Message, Part
-from docqa.methods.prompts import STOP, format_pages, reading_preamble, reading_prompt
+from docqa.methods.prompts import ESCAPE, STOP, format_pages, reading_preamble, reading_prompt
 
 PromptStyle = Literal["auto", "fewshot", "chat", "m3docrag", "bare", "bare_question_first"]
 STYLES: tuple[str, ...] = get_args(PromptStyle)
@@ -40,9 +40,13 @@ FILES = Path(__file__).with_name("prompt_files")
 
 CHAT_INSTRUCTION = (
     "Answer the question from the document pages. Give a short answer: a number, a name or a "
-    'short phrase from the pages. If the pages do not contain the answer, answer "Not '
-    'answerable".'
+    "short phrase from the pages."
 )
+
+
+def chat_instruction(not_answerable: bool) -> str:
+    """The ``chat`` style's instruction, offering the "Not answerable" escape or not."""
+    return CHAT_INSTRUCTION + (ESCAPE if not_answerable else "")
 
 
 @cache
@@ -73,16 +77,19 @@ def image_request(
     question: str,
     shown: Sequence[tuple[str, Part]],
     gen: Generation,
+    not_answerable: bool = True,
 ) -> ChatRequest:
-    """A question about ``shown`` ``(heading, image part)`` pairs in a concrete ``style``."""
+    """A question about ``shown`` ``(heading, image part)`` pairs in a concrete ``style``;
+    ``not_answerable``: docqa's own styles (``fewshot``, ``chat``) offer the "Not answerable"
+    escape (the papers' styles have none)."""
     question = question.strip()
     if style == "fewshot":
-        parts = [Part.of_text(reading_preamble())]
+        parts = [Part.of_text(reading_preamble(not_answerable))]
         for heading, image in shown:
             parts += [Part.of_text(f"{heading}\n"), image]
         parts.append(Part.of_text(f"Q: {question}\nA:"))
     elif style == "chat":
-        parts = [Part.of_text(CHAT_INSTRUCTION + "\n\n")]
+        parts = [Part.of_text(chat_instruction(not_answerable) + "\n\n")]
         for heading, image in shown:
             parts += [Part.of_text(f"{heading}\n"), image]
         parts.append(Part.of_text(f"\nQuestion: {question}"))
@@ -100,13 +107,19 @@ def image_request(
 
 
 def text_request(
-    style: str, question: str, pages: list[tuple[str, str]], gen: Generation
+    style: str,
+    question: str,
+    pages: list[tuple[str, str]],
+    gen: Generation,
+    not_answerable: bool = True,
 ) -> ChatRequest:
-    """A question about page texts ``(page label, text)`` in a concrete ``style``."""
+    """A question about page texts ``(page label, text)`` in a concrete ``style``
+    (``not_answerable`` as in :func:`image_request`)."""
     if style == "fewshot":
-        return ChatRequest.prompt(reading_prompt(pages, question), gen)
+        return ChatRequest.prompt(reading_prompt(pages, question, not_answerable), gen)
     if style == "chat":
-        text = f"{CHAT_INSTRUCTION}\n\n{format_pages(pages)}\nQuestion: {question.strip()}"
+        instruction = chat_instruction(not_answerable)
+        text = f"{instruction}\n\n{format_pages(pages)}\nQuestion: {question.strip()}"
     elif style == "m3docrag":
         documents = "\n".join(page_text.strip() for _, page_text in pages)
         text = template("m3docrag_text_rag").substitute(documents=documents, question=question)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 INSTRUCTION = (
     "Answer each question from the page text. Give a short answer: a number, a name or a "
-    "short phrase copied from the pages. If the pages do not contain the answer, answer "
-    '"Not answerable".\n\n'
+    "short phrase copied from the pages."
 )
+#: the escape the instruction offers, and its worked example (FEW_SHOT's last), unless a
+#: method's ``not_answerable`` option is off
+ESCAPE = ' If the pages do not contain the answer, answer "Not answerable".'
 
 FEW_SHOT = (
     (
@@ -43,14 +45,17 @@ def format_pages(pages: tuple[tuple[str, str], ...] | list[tuple[str, str]]) -> 
     return "".join(f"### Page {label}\n{text.strip()}\n" for label, text in pages)
 
 
-def reading_preamble() -> str:
-    """The instruction and the worked examples that come before the real pages."""
+def reading_preamble(not_answerable: bool = True) -> str:
+    """The instruction and the worked examples that come before the real pages; without
+    ``not_answerable``, neither offers the "Not answerable" escape."""
+    shots = FEW_SHOT if not_answerable else FEW_SHOT[:-1]
     examples = "".join(
         f"{format_pages(example_pages)}Q: {example_question}\nA: {example_answer}\n\n"
-        for example_pages, example_question, example_answer in FEW_SHOT
+        for example_pages, example_question, example_answer in shots
     )
-    return INSTRUCTION + examples
+    return INSTRUCTION + (ESCAPE if not_answerable else "") + "\n\n" + examples
 
 
-def reading_prompt(pages: list[tuple[str, str]], question: str) -> str:
-    return f"{reading_preamble()}{format_pages(pages)}Q: {question.strip()}\nA:"
+def reading_prompt(pages: list[tuple[str, str]], question: str, not_answerable: bool = True) -> str:
+    preamble = reading_preamble(not_answerable)
+    return f"{preamble}{format_pages(pages)}Q: {question.strip()}\nA:"

@@ -17,15 +17,15 @@ async def read_pages(
     client: ModelClient,
     options: ReadingOptions,
 ) -> tuple[str, dict[str, Any], Usage]:
-    """Answer ``question`` from the OCR text of ``pages`` (0-based, in the given order), as
-    ``options`` say: the page text read, new tokens, prompt style
-    (:mod:`docqa.methods.baseline_prompts`) and temperature."""
+    """Answer ``question`` from the OCR text of ``pages`` (0-based, in the given order; a page
+    given twice is read twice), as ``options`` say: the page text read, new tokens, prompt style
+    (:mod:`docqa.methods.baseline_prompts`), its "Not answerable" escape and temperature."""
     cut = options.max_chars_per_page
     texts = [(env.page_label(page), env.page_texts[page][:cut]) for page in pages]
     style = resolve_style(options.prompt, client)
     max_new_tokens, temperature = options.max_new_tokens, options.temperature
     gen = generation(style, max_new_tokens, temperature, None)
-    request = text_request(style, question, texts, gen)
+    request = text_request(style, question, texts, gen, options.not_answerable)
     completion = await client.complete(request)
     answer = completion.text.strip()
     step = {
@@ -34,6 +34,7 @@ async def read_pages(
         "prompt": style,
         "max_new_tokens": max_new_tokens,
         "temperature": temperature,
+        "not_answerable": options.not_answerable,
         "prompt_chars": len(request.messages[0].text),
         "output": completion.text,
     }

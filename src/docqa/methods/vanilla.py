@@ -29,6 +29,16 @@ reduced to an answer by the benchmark's GPT-4o extraction at scoring (``max_new_
 there). ``image_max_pixels`` is each image's own budget, replacing the model's. The original's
 retry with fewer grid images when an API call fails is not ported (a failed call is the
 question's error).
+
+**Context.** A request never holds more tokens than the model's context window (the model
+entry's ``context_tokens``, or what its backend reads from the loaded model): before the call
+the request's tokens are estimated (:mod:`docqa.methods.context_fit`: each image by its pixels
+under the budget the model applies, the text, the answer's new tokens), and when they do not
+fit, every image is downscaled to one equal budget that fits; only when that budget would be
+under ``min_page_pixels`` are the last images dropped (their pages are added to
+``pages_truncated``). The ``read`` step records the estimate and the fit (``context_fit``), and
+the prediction counts the pages sent smaller in ``pages_downscaled``; the score file sums both.
+A text-only model reads OCR text, which its backend fits (``max_input_tokens``).
 """
 
 from __future__ import annotations
@@ -40,6 +50,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from PIL import Image
+
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Part, file_sha256
 from docqa.core.document import Page
@@ -50,6 +62,7 @@ from docqa.imaging.page_grid import GRID_COLUMNS, MAX_GRID_IMAGES, grid_image, g
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, ImageReadingOptions, Method, Models
 from docqa.methods.baseline_prompts import generation, image_request, resolve_style
+from docqa.methods.context_fit import PIXELS_PER_TOKEN, Fit, fit_images, reads_images
 from docqa.methods.mdocagent.requests import NO_OCR_TEXT
 from docqa.methods.prompts import format_pages
 from docqa.runtime.spec import Field
@@ -82,23 +95,39 @@ def reading_request(
     )
 
 
+def ask_request(
+    client: ModelClient,
+    question: str,
+    shown: Sequence[tuple[str, Part]],
+    options: ImageReadingOptions,
+    max_pixels: int | None = None,
+) -> ChatRequest:
+    """The request :func:`ask` sends; ``max_pixels`` replaces ``image_max_pixels``."""
+    style = resolve_style(options.prompt, client)
+    budget = max_pixels or options.image_max_pixels
+    gen = generation(style, options.max_new_tokens, options.temperature, budget)
+    return image_request(style, question, shown, gen, options.not_answerable)
+
+
 async def ask(
     client: ModelClient,
     question: str,
     shown: Sequence[tuple[str, Part]],
     options: ImageReadingOptions,
+    max_pixels: int | None = None,
 ) -> tuple[str, Usage, str, dict[str, Any]]:
     """Ask ``question`` about the shown images as ``options`` say (prompt style, new tokens,
-    temperature, each image's pixel budget); returns (answer, usage, raw reply, the settings
-    the trace records)."""
+    temperature, each image's pixel budget, or ``max_pixels`` in its place); returns (answer,
+    usage, raw reply, the settings the trace records)."""
     style = resolve_style(options.prompt, client)
-    max_pixels = options.image_max_pixels
-    gen = generation(style, options.max_new_tokens, options.temperature, max_pixels)
-    completion = await client.complete(image_request(style, question, shown, gen))
+    request = ask_request(client, question, shown, options, max_pixels)
+    max_pixels = request.generation.max_pixels
+    completion = await client.complete(request)
     settings = {
         "prompt": style,
         "max_new_tokens": options.max_new_tokens,
         "temperature": options.temperature,
+        "not_answerable": options.not_answerable,
         "image_max_pixels": max_pixels,
     }
     return completion.text.strip(), completion.usage, completion.text, settings
@@ -121,6 +150,12 @@ class VanillaOptions(ImageReadingOptions):
     images_dir: str = Field(
         "results/vanilla_images", description="where scaled pages and grids are written once"
     )
+    min_page_pixels: int = Field(
+        256 * PIXELS_PER_TOKEN,
+        ge=PIXELS_PER_TOKEN,
+        description="fitting the model's context: images are downscaled to no fewer pixels "
+        "(256 visual tokens), the last ones dropped instead",
+    )
 
 
 @METHODS.register("vanilla", options=VanillaOptions)
@@ -135,7 +170,6 @@ class Vanilla(Method):
         readable = env.readable  # the question's page window, or every page
         options = self.options
         shown_pages = readable[: options.max_pages]
-        truncated = len(readable) - len(shown_pages)
         runs = (
             [[page] for page in shown_pages]
             if options.mode == "pages"
@@ -146,7 +180,15 @@ class Vanilla(Method):
         )
         budget = options.max_pixels // len(runs) if options.max_pixels and runs else None
         shown = [(self._heading(env, run), self._part(env, run, budget)) for run in runs]
-        answer, usage, output, settings = await ask(models.main, question.question, shown, options)
+        client = models.main
+        fit = self._fit(client, question.question, shown)
+        runs, shown = runs[: fit.kept], shown[: fit.kept]
+        shown_pages = [page for run in runs for page in run]
+        truncated = len(readable) - len(shown_pages)
+        downscaled = sum(len(runs[i]) for i in fit.downscaled)
+        answer, usage, output, settings = await ask(
+            client, question.question, shown, options, fit.max_pixels
+        )
         step = {
             "step": "read",
             "mode": options.mode,
@@ -154,6 +196,7 @@ class Vanilla(Method):
             "pages": shown_pages,
             "images": [part.image for _, part in shown],
             "pages_truncated": truncated,
+            "context_fit": {**fit.trace(), "pages_downscaled": downscaled},
             "output": output,
         }
         return Prediction(
@@ -163,6 +206,20 @@ class Vanilla(Method):
             as_trace([step]),
             usage,
             pages_truncated=truncated,
+            pages_downscaled=downscaled,
+        )
+
+    def _fit(self, client: ModelClient, question: str, shown: Sequence[tuple[str, Part]]) -> Fit:
+        """How the images fit the model's context (unchanged for a text-only model)."""
+        options = self.options
+        request = ask_request(client, question, shown, options)
+        text = sum(len(p.text) for m in request.messages for p in m.parts if p.kind == "text")
+        sees = bool(shown) and reads_images(client, shown[0][1].image)
+        context = client.backend.context_tokens if sees else None
+        model_budget = options.image_max_pixels or client.backend.identity.get("max_pixels")
+        pixels = [_pixels(part.image) for _, part in shown]
+        return fit_images(
+            pixels, model_budget, text, options.max_new_tokens, context, options.min_page_pixels
         )
 
     @staticmethod
@@ -197,3 +254,10 @@ class Vanilla(Method):
             image.save(partial, format="PNG")
             os.replace(partial, path)  # other jobs never see a half-written image
         return path
+
+
+def _pixels(image: str) -> int:
+    """The pixels of an image file (its header only is read)."""
+    with Image.open(image) as opened:
+        width, height = opened.size
+    return width * height

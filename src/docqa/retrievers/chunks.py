@@ -1,8 +1,9 @@
 """Splitting a page's text into chunks that fit a text encoder's window.
 
-Sentence encoders truncate (all-MiniLM-L6-v2 at 256 tokens, ColBERTv2 documents at 180), so a
-report page of 600 words would be judged on its first third. Each page is instead cut into
-consecutive chunks of at most ``words`` words, each encoded on its own; the page keeps them all.
+Sentence encoders truncate (all-MiniLM-L6-v2 at 256 tokens; the ColBERTv2 checkpoint documents
+at 180, which the colbert retriever replaces by its ``doc_maxlen``), so a report page of 600
+words would be judged on its first third. Each page is instead cut into consecutive chunks of at
+most ``words`` words, each encoded on its own; the page keeps them all.
 """
 
 from __future__ import annotations

@@ -15,10 +15,22 @@ scored from its passages is option ``page_score``:
   passage is read in passage order; ``retrieval/text_retrieval.py`` of aiming-lab/MDocAgent).
 
 A page without text has no vectors and ranks last.
+
+**Document length.** The encoder reads at most ``doc_maxlen`` tokens of a passage (its
+``[D]`` marker and ``[CLS]``/``[SEP]`` included) and drops the rest. A Stanford checkpoint
+carries its training length (``artifact.metadata``: 180 for ``colbertv2.0``), which would cut a
+190-word passage; RAGatouille, which MDocAgent indexes with, sets ``doc_maxlen`` to its
+passage length (``max_document_length``, 256 tokens: its passages are split to that length).
+docqa's passages are counted in words (``chunk_words``), so the default (``null``) is the
+encoder's own positions (512 for ColBERTv2's BERT): every passage is read whole, as in
+RAGatouille. The build records the length in the index manifest, with ``passages_cut``, the
+passages longer than it (0 unless ``doc_maxlen`` is set below the passages or a passage
+outgrows the encoder).
 """
 
 from __future__ import annotations
 
+import logging
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -40,14 +52,35 @@ if TYPE_CHECKING:
     from sentence_transformers import MultiVectorEncoder
 
 NAME = "colbert"
+log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=4)
-def _encoder(folder: Path, device: str) -> MultiVectorEncoder:
+def _encoder(folder: Path, device: str, doc_maxlen: int | None) -> MultiVectorEncoder:
+    """The encoder of ``folder``, reading ``doc_maxlen`` tokens of a document (``None``: as many
+    as its positions allow), in place of the length its checkpoint was trained with."""
     from sentence_transformers import MultiVectorEncoder
 
     check_device(device, NAME)
-    return MultiVectorEncoder(str(folder), device=device, local_files_only=True)
+    encoder = MultiVectorEncoder(str(folder), device=device, local_files_only=True)
+    transformer: Any = encoder[0]
+    positions = transformer.auto_model.config.max_position_embeddings
+    transformer.document_length = doc_maxlen or positions
+    return encoder
+
+
+def document_length(encoder: MultiVectorEncoder) -> int:
+    """The tokens of a passage ``encoder`` reads."""
+    transformer: Any = encoder[0]
+    return int(transformer.document_length)
+
+
+def passage_tokens(encoder: MultiVectorEncoder, passages: list[str]) -> list[int]:
+    """Each passage's length in the encoder's tokens, its document marker included."""
+    marker = encoder.prompts.get("document") or ""
+    transformer: Any = encoder[0]
+    tokenized = transformer.tokenizer([marker + passage for passage in passages])
+    return [len(ids) for ids in tokenized["input_ids"]]
 
 
 class ColBERTOptions(RetrieverOptions):
@@ -55,6 +88,12 @@ class ColBERTOptions(RetrieverOptions):
     device: Device = Field("cpu", description="cpu, cuda or cuda:N")
     batch_size: int = Field(32, ge=1, description="passages encoded at once")
     chunk_words: int = Field(120, ge=1, description="pages are cut in passages of this many words")
+    doc_maxlen: int | None = Field(
+        None,
+        ge=8,
+        description="tokens of a passage the encoder reads (null: its positions, 512 for "
+        "ColBERTv2, so no passage is cut; RAGatouille: its passage length, 256)",
+    )
     page_score: Literal["union", "best_passage"] = Field(
         "union",
         description="MaxSim over the union of a page's passages, or its best passage (MDocAgent)",
@@ -67,7 +106,8 @@ class ColBERTRetriever:
         self.options = options
 
     def _encoder(self) -> MultiVectorEncoder:
-        return _encoder(model_folder(self.options.model, NAME), self.options.device)
+        folder = model_folder(self.options.model, NAME)
+        return _encoder(folder, self.options.device, self.options.doc_maxlen)
 
     def _encode_query(self, query: str) -> torch.Tensor:
         return self._encoder().encode_query([query])[0].cpu()
@@ -78,6 +118,16 @@ class ColBERTRetriever:
         chunks = [page_chunks(page.text, self.options.chunk_words) for page in pages]
         flat = [chunk for page in chunks for chunk in page]
         encoder = self._encoder()
+        length = document_length(encoder)
+        cut = sum(tokens > length for tokens in passage_tokens(encoder, flat)) if flat else 0
+        if cut:
+            log.warning(
+                "colbert: %d of %d passages are longer than doc_maxlen=%d tokens and lose their "
+                "end; lower chunk_words or raise doc_maxlen",
+                cut,
+                len(flat),
+                length,
+            )
         encoded: Any = (
             encoder.encode_document(flat, batch_size=self.options.batch_size) if flat else []
         )
@@ -85,7 +135,9 @@ class ColBERTRetriever:
             owners = [page for page, page_chunks_ in enumerate(chunks) for _ in page_chunks_]
             passages = list(encoded) if flat else [torch.zeros(0)]
             save_page_vectors(out_dir, passages)
-            write_manifest(out_dir, len(pages), passage_pages=owners, **self._built_with())
+            write_manifest(
+                out_dir, len(pages), passage_pages=owners, passages_cut=cut, **self._built_with()
+            )
             return
         vectors, start = [], 0
         for page in chunks:
@@ -93,10 +145,16 @@ class ColBERTRetriever:
             vectors.append(torch.cat(tokens) if tokens else torch.zeros(0))
             start += len(page)
         save_page_vectors(out_dir, vectors)
-        write_manifest(out_dir, len(pages), **self._built_with())
+        write_manifest(out_dir, len(pages), passages_cut=cut, **self._built_with())
 
     def _built_with(self) -> dict[str, Any]:
-        built = {"model": self.options.model, "chunk_words": self.options.chunk_words}
+        built = {
+            "model": self.options.model,
+            "chunk_words": self.options.chunk_words,
+            # an index built before the option (documents cut at the checkpoint's length) is
+            # not reused
+            "doc_maxlen": document_length(self._encoder()),
+        }
         if self.options.page_score != "union":  # indexes built before the option stay valid
             built["page_score"] = self.options.page_score
         return built

@@ -89,6 +89,9 @@ USAGE_COUNTS = (
     "fallbacks",
     "budget_retries",
 )
+#: Prediction fields summed over a run's predictions into its summary: pages a method did not
+#: show as it meant to (docqa.methods.vanilla)
+PAGE_CUTS = ("pages_truncated", "pages_downscaled")
 T = TypeVar("T")
 
 # Breakdown name → the group(s) a question's row falls in; a question with several evidence
@@ -432,6 +435,8 @@ def _summary(
         **{column: None for column in ("num", "f1", "overall")},
         **columns,
         **{name: sum(getattr(p.usage, name) for p in predictions) for name in USAGE_COUNTS},
+        # pages left out (page cap, context) and pages sent smaller to fit the context
+        **{name: sum(getattr(p, name) for p in predictions) for name in PAGE_CUTS},
         "agent": agent_measures(predictions),
         "intervals": column_intervals,
     }

@@ -43,14 +43,20 @@ class Settings:
     window_pages: int
     snippet_chars: int
     max_pages_per_extract: int
-    max_chars_per_page: int
+    #: OCR characters Extract reads per page (None: all)
+    max_chars_per_page: int | None
+    #: each image's pixel budget in Extract, and in Focus (None: the model's)
+    extract_max_pixels: int | None
     max_facts: int
     focus_zoom: float
     max_focus_crops: int
+    focus_max_pixels: int | None
+    #: OCR lines with boxes the Focus planner reads (None: all)
+    focus_lines: int | None
     crops_dir: Path
     solve_limits: SandboxLimits
     insufficient_answer: str
-    max_observation_chars: int
+    max_observation_chars: int | None
     #: new tokens per model role (ROLE_TOKENS's keys)
     role_tokens: dict[str, int] = field(default_factory=lambda: dict(ROLE_TOKENS))
 
@@ -91,26 +97,17 @@ async def ask(
     max_new_tokens: int,
     stop: tuple[str, ...],
     usage: Usage,
+    max_pixels: int | None = None,
 ) -> str:
-    """One model call; its usage is added to ``usage``."""
-    request = ChatRequest(
-        (Message.user(*parts),), Generation(max_new_tokens=max_new_tokens, stop=stop)
-    )
+    """One model call (each image under ``max_pixels``, ``None``: the model's budget); its
+    usage is added to ``usage``."""
+    generation = Generation(max_new_tokens=max_new_tokens, stop=stop, max_pixels=max_pixels)
+    request = ChatRequest((Message.user(*parts),), generation)
     completion = await client.complete(request)
     usage.add(completion.usage)
     if not completion.text.strip():
         usage.empty_replies += 1
     return completion.text
-
-
-def reads_images(client: ModelClient, image: str) -> bool:
-    """Whether the model sees images: a text-only backend refuses an image part that has no
-    OCR text (``Backend.validate``), a VLM takes it."""
-    try:
-        client.backend.validate(ChatRequest((Message.user(Part.of_image(image)),)))
-    except ValueError:
-        return False
-    return True
 
 
 def snippet(text: str, limit: int) -> str:

@@ -1,7 +1,10 @@
 """Extract: read candidate pages (image and OCR text) and keep the facts they hold as evidence.
 
-At most ``max_pages_per_extract`` pages are read per call (the rest are named in the
-observation so the agent can ask again). With a ``region`` (one page), the reader gets that
+Each page goes at high resolution (its image under ``extract_max_pixels``, the paper's
+"high-resolution screenshot") with all its OCR text unless ``max_chars_per_page`` cuts it; the
+trace step records the pixel budget and, per page, the characters a cut left out
+(``ocr_cut``). At most ``max_pages_per_extract`` pages are read per call (the rest are named in
+the observation so the agent can ask again). With a ``region`` (one page), the reader gets that
 part of the page (cut at the page's own dpi: zooming is Focus's job) and the OCR lines whose
 centre lies in it, and the facts keep the region's box. A fact is attributed to the page it
 names (``p. 3``; ``p. D2:3`` in a set of documents); one that names no page, or a page that
@@ -35,13 +38,14 @@ async def extract(ctx: Context, arguments: dict) -> Observation:
     region = arguments.get("region")
     shown = [await _view(ctx, page, region) for page in pages]
     parts: list[Part | str] = [for_pages(EXTRACTOR, ctx.env)]
-    for page, (image, text) in zip(pages, shown, strict=True):
+    for page, (image, text, _) in zip(pages, shown, strict=True):
         where = f" (region {list(region)})" if region else ""
         heading = f"### Page {ctx.env.page_label(page)}{where}\n"
         parts += [heading, Part.of_image(image, text or NO_TEXT)]
     parts.append(f"Question: {ctx.question.question.strip()}\nGoal: {goal}\nFacts:")
     usage = Usage()
-    reply = await ask(ctx.client, parts, ctx.settings.role_tokens["extract"], FACTS_STOP, usage)
+    tokens, max_pixels = ctx.settings.role_tokens["extract"], ctx.settings.extract_max_pixels
+    reply = await ask(ctx.client, parts, tokens, FACTS_STOP, usage, max_pixels)
     ctx.state.mark_read(pages)
     items = facts_as_evidence(ctx, reply, pages, "extract", region)
     observation = record_facts(ctx, items, pages)
@@ -50,23 +54,34 @@ async def extract(ctx: Context, arguments: dict) -> Observation:
             f"; not read (at most {limit} pages per call): {labels.listing(ctx.env, left)}"
         )
     observation.usage = usage
-    observation.images = [image for image, _ in shown]
+    observation.images = [image for image, _, _ in shown]
+    observation.details = {"max_pixels": max_pixels}
+    ocr_cut = {
+        ctx.env.page_label(page): left
+        for page, (_, _, left) in zip(pages, shown, strict=True)
+        if left
+    }
+    if ocr_cut:
+        observation.details["ocr_cut"] = ocr_cut
     if not items and not _says_none(reply):
         observation.fallbacks.append(BAD_REPLY)
     return observation
 
 
-async def _view(ctx: Context, page: int, region: Box | None) -> tuple[str, str]:
-    """(image, OCR text) of a page, or of a region of it."""
+async def _view(ctx: Context, page: int, region: Box | None) -> tuple[str, str, int]:
+    """(image, OCR text, characters of it cut by ``max_chars_per_page``) of a page, or of a
+    region of it."""
     record = ctx.env.pages[page]
+    limit = ctx.settings.max_chars_per_page
     if region is None:
-        return record.image, ctx.env.page_texts[page][: ctx.settings.max_chars_per_page].strip()
+        text = ctx.env.page_texts[page].strip()
+        return record.image, text[:limit], len(text[limit:]) if limit else 0
     document, _ = ctx.env.source(page)
     folder = crops_folder(ctx.settings.crops_dir, document)
     source = Path(document.path)
     path, _, _ = await run_tool(render_region, source, record, Region(region, 1.0, "crop"), folder)
-    lines = page_lines(ctx.env, page, region)
-    return str(path), "\n".join(text for _, text in lines)[: ctx.settings.max_chars_per_page]
+    text = "\n".join(text for _, text in page_lines(ctx.env, page, region))
+    return str(path), text[:limit], len(text[limit:]) if limit else 0
 
 
 def facts_as_evidence(

@@ -6,6 +6,10 @@ rendered at a higher dpi (see ``crops``); then a reader collects facts from the 
 text-only backbone each crop is OCRed again at its own dpi, and the reader reads that text:
 small print and chart labels that the page-level OCR missed or garbled come out here.
 
+The page the planner sees and the crops the reader sees go under ``focus_max_pixels`` each
+(the paper's high resolution); the planner reads the page's OCR lines with their boxes, all
+of them unless ``focus_lines`` cuts them (the trace step records ``lines_cut``).
+
 Decided here: a plan with no usable operation is replaced by one zoom on the whole page
 (counted as ``bad_reply``); a plan's regions beyond ``max_focus_crops`` are dropped; crops are
 written to ``crops_dir/<doc_id>-<hash of its path>/`` under names made of the page, box and
@@ -44,7 +48,6 @@ from docqa.methods.docpilot.prompts import (
 from docqa.methods.docpilot.tools import run_tool
 from docqa.text.ocr import ocr_page
 
-MAX_LINES = 60
 NO_TEXT = "(no text was found here)"
 
 
@@ -52,7 +55,7 @@ async def focus(ctx: Context, arguments: dict) -> Observation:
     page = arguments["page"]
     goal = arguments.get("goal") or ctx.question.question
     usage = Usage()
-    regions, plan_reply, fallbacks = await _plan(ctx, page, goal, usage)
+    regions, plan_reply, fallbacks, lines_cut = await _plan(ctx, page, goal, usage)
     crops = await _render(ctx, page, regions)
     name = ctx.env.page_label(page)
     parts: list[Part | str] = [for_pages(FOCUS_READER, ctx.env)]
@@ -62,7 +65,8 @@ async def focus(ctx: Context, arguments: dict) -> Observation:
             Part.of_image(crop["image"], "" if ctx.reads_images else crop["ocr_text"] or NO_TEXT),
         ]
     parts.append(f"Question: {ctx.question.question.strip()}\nGoal: {goal}\nFacts:")
-    reply = await ask(ctx.client, parts, ctx.settings.role_tokens["focus_read"], FACTS_STOP, usage)
+    tokens, max_pixels = ctx.settings.role_tokens["focus_read"], ctx.settings.focus_max_pixels
+    reply = await ask(ctx.client, parts, tokens, FACTS_STOP, usage, max_pixels)
 
     ctx.state.mark_read([page])
     items = facts_as_evidence(ctx, reply, [page], "focus", _union(regions))
@@ -72,16 +76,20 @@ async def focus(ctx: Context, arguments: dict) -> Observation:
     observation.usage = usage
     observation.images = [crop["image"] for crop in crops]
     observation.fallbacks = fallbacks
-    observation.details = {"plan": plan_reply.strip(), "crops": crops}
+    observation.details = {"plan": plan_reply.strip(), "crops": crops, "max_pixels": max_pixels}
+    if lines_cut:
+        observation.details["lines_cut"] = lines_cut
     return observation
 
 
 async def _plan(
     ctx: Context, page: int, goal: str, usage: Usage
-) -> tuple[list[Region], str, list[str]]:
-    """The planner's regions (or the fallback: one zoom on the whole page), its reply, and
-    the failure kinds of its unusable operations."""
-    lines = with_boxes(page_lines(ctx.env, page), MAX_LINES)
+) -> tuple[list[Region], str, list[str], int]:
+    """The planner's regions (or the fallback: one zoom on the whole page), its reply, the
+    failure kinds of its unusable operations, and the OCR lines ``focus_lines`` left out."""
+    every = page_lines(ctx.env, page)
+    limit = ctx.settings.focus_lines or len(every)
+    lines = with_boxes(every, limit)
     image = Part.of_image(ctx.env.pages[page].image, lines or NO_TEXT)
     # the prompt promises the text lines with their boxes: a text-only model reads them as
     # the image's text, a VLM sees the image and gets them as text beside it
@@ -97,6 +105,7 @@ async def _plan(
         ctx.settings.role_tokens["focus_plan"],
         FOCUS_STOP,
         usage,
+        ctx.settings.focus_max_pixels,
     )
     plan = first_json(reply, "[")
     regions, invalid = plan_regions(
@@ -106,7 +115,7 @@ async def _plan(
     )
     if not regions:
         regions = [Region(WHOLE_PAGE, ctx.settings.focus_zoom, "zoom")]
-    return regions, reply, [BAD_REPLY] if invalid else []
+    return regions, reply, [BAD_REPLY] if invalid else [], max(len(every) - limit, 0)
 
 
 async def _render(ctx: Context, page: int, regions: list[Region]) -> list[dict]:

@@ -36,6 +36,7 @@ from docqa.core.question import UNANSWERABLE, Question
 from docqa.core.trace import as_trace
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models
+from docqa.methods.context_fit import reads_images
 from docqa.methods.docpilot import labels
 from docqa.methods.docpilot.actions import (
     ACTION_NAMES,
@@ -54,7 +55,6 @@ from docqa.methods.docpilot.context import (
     Observation,
     Settings,
     ask,
-    reads_images,
 )
 from docqa.methods.docpilot.crops import MAX_ZOOM
 from docqa.methods.docpilot.extract import extract
@@ -86,6 +86,10 @@ MODULES: dict[str, Module] = {
 }
 #: the most evidence items the orchestrator is shown (the latest ones)
 SHOWN_EVIDENCE = 20
+#: the pixel budget of each image Extract and Focus send by default: the paper's
+#: "high-resolution screenshot", a 144-dpi page whole (US letter 1.94 MP, A4 2.0 MP), under
+#: the cap the DocPilot config gives its vanilla baseline
+PAGE_PIXELS = 4_000_000
 
 
 class DocPilotOptions(MethodOptions):
@@ -106,12 +110,27 @@ class DocPilotOptions(MethodOptions):
     )
     snippet_chars: int = Field(100, ge=1, description="text shown per page in an overview")
     max_pages_per_extract: int = Field(3, ge=1, description="pages one Extract reads")
-    max_chars_per_page: int = Field(1500, ge=1, description="OCR text read per page")
+    max_chars_per_page: int | None = Field(
+        None, ge=1, description="OCR characters Extract reads per page (null: all of them)"
+    )
+    extract_max_pixels: int | None = Field(
+        PAGE_PIXELS,
+        ge=784,
+        description="pixel budget of each page or region image Extract sends (null: the model's)",
+    )
     max_facts: int = Field(8, ge=1, description="facts kept per reading")
     focus_zoom: float = Field(
         2.0, ge=1.0, le=MAX_ZOOM, description="dpi factor of a Focus crop over its page"
     )
     max_focus_crops: int = Field(4, ge=1, description="crops one Focus plans")
+    focus_max_pixels: int | None = Field(
+        PAGE_PIXELS,
+        ge=784,
+        description="pixel budget of the page Focus plans on and of each crop (null: the model's)",
+    )
+    focus_lines: int | None = Field(
+        None, ge=1, description="OCR lines with boxes the Focus planner reads (null: all)"
+    )
     crops_dir: str = Field("results/crops", description="where Focus writes its crops")
     solve_cpu_seconds: float = Field(5.0, gt=0, description="Solve's sandbox: CPU seconds")
     solve_wall_seconds: float = Field(10.0, gt=0, description="Solve's sandbox: wall seconds")
@@ -119,8 +138,8 @@ class DocPilotOptions(MethodOptions):
     insufficient_answer: str = Field(
         UNANSWERABLE, description="the answer when the loop ends without one"
     )
-    max_observation_chars: int = Field(
-        400, ge=1, description="characters of each observation kept in the history"
+    max_observation_chars: int | None = Field(
+        None, ge=1, description="characters of each observation kept in the history (null: all)"
     )
     orchestrator_tokens: int | None = Field(
         None, ge=1, description="new tokens per decision (the older form of role_tokens)"
@@ -178,9 +197,12 @@ class DocPilot(Method):
             snippet_chars=options.snippet_chars,
             max_pages_per_extract=options.max_pages_per_extract,
             max_chars_per_page=options.max_chars_per_page,
+            extract_max_pixels=options.extract_max_pixels,
             max_facts=options.max_facts,
             focus_zoom=options.focus_zoom,
             max_focus_crops=options.max_focus_crops,
+            focus_max_pixels=options.focus_max_pixels,
+            focus_lines=options.focus_lines,
             crops_dir=Path(options.crops_dir),
             solve_limits=SandboxLimits(
                 cpu_seconds=options.solve_cpu_seconds,
@@ -239,16 +261,13 @@ class DocPilot(Method):
             usage.add(step_usage)
             for kind in observation.fallbacks:
                 state.failures[kind] += 1
+            kept = cut(observation.text, settings.max_observation_chars)
+            if len(kept) < len(observation.text):  # the history holds less than was observed
+                record["observation_cut"] = len(observation.text) - len(kept)
             trace.append({**record, "usage": step_usage.to_dict()})
+            thought = record["thought"][:200]
             history.append(
-                step_text(
-                    step,
-                    available,
-                    record["thought"][:200],
-                    record["action"],
-                    record["input"],
-                    _cut(observation.text, settings.max_observation_chars),
-                )
+                step_text(step, available, thought, record["action"], record["input"], kept)
             )
             if observation.answer is not None:
                 final, stop = observation.answer, "answer"
@@ -339,5 +358,6 @@ def _state_block(state: AgentState, env: DocumentEnv) -> str:
     return text
 
 
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def cut(text: str, limit: int | None) -> str:
+    """``text`` within ``limit`` characters (``None``: whole), ``...`` marking a cut."""
+    return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."

@@ -48,7 +48,7 @@ from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import Question
 from docqa.core.trace import as_trace
 from docqa.methods import METHODS
-from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models
+from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models, text_top_k
 from docqa.methods.mdocagent import requests
 from docqa.methods.mdocagent.parsing import Parser, parse_answer, parse_clues
 from docqa.methods.mdocagent.prompts import PromptStyle, prompt_set
@@ -182,16 +182,7 @@ class MDocAgent(Method):
 
     def _text_pages(self, question: str, env: DocumentEnv) -> list[int]:
         searcher = env.searcher(self.options.text_retriever)
-        top_k = self.options.top_k
-        if not self.options.dedupe_text_pages:
-            if hasattr(searcher, "search_with_repeats") and hasattr(
-                getattr(searcher, "inner", searcher), "search_with_repeats"
-            ):  # a best-passage ColBERT index: the original's passage order, repeats kept
-                return list(searcher.search_with_repeats(question, top_k))
-            return searcher.search(question, top_k)
-        # rank the whole document so that dropping repeats still leaves k pages
-        ranked = searcher.search(question, max(searcher.pages, top_k))
-        return list(dict.fromkeys(ranked))[:top_k]
+        return text_top_k(searcher, question, self.options.top_k, self.options.dedupe_text_pages)
 
     def _client(self, models: Models, role: str) -> _Client:
         return _Client(models.role(role), self.model_names[role])
