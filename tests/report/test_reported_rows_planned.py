@@ -8,6 +8,7 @@ One dry run per config, shared by the tests (module-scoped cache)."""
 from __future__ import annotations
 
 import re
+
 import pytest
 import yaml
 from helpers.experiments import CONFIGS, configfiles, merged

@@ -66,8 +66,7 @@ class TableSpec:
             datasets=tuple(entry.get("datasets", ())),
             metrics=tuple(entry.get("metrics", ("overall",))),
             rows=tuple(
-                (tuple(group["methods"]), tuple(group["models"]))
-                for group in entry.get("rows", ())
+                (tuple(group["methods"]), tuple(group["models"])) for group in entry.get("rows", ())
             ),
             reproduces=entry.get("reproduces"),
         )
