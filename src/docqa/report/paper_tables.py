@@ -31,6 +31,7 @@ METRIC_LABELS = {
     "page_recall": "Page recall",
     "page_precision": "Page precision",
     "page_f1": "Page F1",
+    "page_mrr": "Page MRR",
     # MADQA's official aggregates (docqa.metrics.madqa), as DocPilot's Table 4 names them
     "x_page": "X-Page",
     "x_doc": "X-Doc",
