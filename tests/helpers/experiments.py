@@ -9,7 +9,10 @@ from helpers.workflow import ROOT
 
 EXPERIMENTS = ROOT / "config" / "experiments"
 # Configs that build on another experiment's methods and retrievers.
-BASES = {"mdocagent_longdocurl_sources.yaml": ["mdocagent_main.yaml"]}
+BASES = {
+    "mdocagent_longdocurl_sources.yaml": ["mdocagent_main.yaml"],
+    "docpilot_training.yaml": ["docpilot.yaml"],
+}
 CONFIGS = sorted(path.name for path in EXPERIMENTS.glob("*.yaml"))
 
 

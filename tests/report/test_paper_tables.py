@@ -75,6 +75,21 @@ def test_dataset_columns_with_average_best_and_paper_numbers(tmp_path: Path, run
     assert "- Paper, Table 1" in markdown
 
 
+def test_rows_keep_the_runs_a_group_lists(runs: list) -> None:
+    spec = TableSpec.from_config(
+        {
+            "name": "ablations",
+            "title": "Ablations",
+            "columns": "dataset",
+            "datasets": ["alpha", "beta"],
+            "rows": [{"methods": ["mdocagent_top1"], "models": ["m1", "m2"]}],
+        }
+    )
+    table = paper_table(spec, runs, {})
+    assert table.rows == [("mdocagent_top1", "m1")]
+    assert table.cells[0, 0].value == 100.0
+
+
 def test_breakdown_columns_show_one_dataset_by_group(runs: list) -> None:
     spec = TableSpec("sources", "By source", "evidence_source", datasets=("alpha",))
     table = paper_table(spec, runs, {})

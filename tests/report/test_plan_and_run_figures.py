@@ -48,6 +48,20 @@ def test_docpilot_and_a_bf16_nf4_pair_plan_their_figures() -> None:
     assert top_k_series(config, grid) == {}
 
 
+def test_ablations_are_no_point_of_the_top_k_series() -> None:
+    """An ablation at top-1 must not stand in for the full method's top-1 point."""
+    config = default_config("methods")
+    config["experiments"] = [
+        {
+            "datasets": ["synthslides"],
+            "methods": ["mdocagent_top1", "mdocagent_top4", "mdocagent_top1_without_text"],
+            "models": ["gemma3-270m"],
+        }
+    ]
+    series = top_k_series(config, experiment_grid(config))
+    assert series == {("mdocagent", "gemma3-270m"): {1: "mdocagent_top1", 4: "mdocagent_top4"}}
+
+
 def _is_png(path: Path) -> bool:
     with Image.open(path) as image:
         return image.format == "PNG" and image.size[0] > 200

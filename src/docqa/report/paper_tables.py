@@ -31,6 +31,7 @@ METRIC_LABELS = {
     "page_recall": "Page recall",
     "page_precision": "Page precision",
     "page_f1": "Page F1",
+    "page_mrr": "Page MRR",
     # MADQA's official aggregates (docqa.metrics.madqa), as DocPilot's Table 4 names them
     "x_page": "X-Page",
     "x_doc": "X-Doc",
@@ -52,6 +53,10 @@ class TableSpec:
     columns: str
     datasets: tuple[str, ...] = ()
     metrics: tuple[str, ...] = ("overall",)
+    #: (methods, models) groups: a run is a row when one group lists both; empty: every run
+    rows: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
+    #: the key of ``config/reported_numbers.yaml``'s ``sources:`` this table reproduces
+    reproduces: str | None = None
 
     @classmethod
     def from_config(cls, entry: dict[str, Any]) -> TableSpec:
@@ -61,6 +66,16 @@ class TableSpec:
             columns=entry["columns"],
             datasets=tuple(entry.get("datasets", ())),
             metrics=tuple(entry.get("metrics", ("overall",))),
+            rows=tuple(
+                (tuple(group["methods"]), tuple(group["models"])) for group in entry.get("rows", ())
+            ),
+            reproduces=entry.get("reproduces"),
+        )
+
+    def shows(self, method: str, model: str) -> bool:
+        """Whether the run (``method``, ``model``) is one of this table's rows."""
+        return not self.rows or any(
+            method in methods and model in models for methods, models in self.rows
         )
 
 
@@ -173,7 +188,7 @@ def paper_table(
     """
     columns = _columns(spec, runs)
     datasets = {column.dataset for column in columns}
-    runs = [run for run in runs if run.dataset in datasets]
+    runs = [run for run in runs if run.dataset in datasets and spec.shows(run.method, run.model)]
     rows = list(dict.fromkeys((run.method, run.model) for run in runs))
     by_key = {(run.dataset, run.method, run.model): run for run in runs}
     cells: dict[tuple[int, int], Cell] = {}

@@ -18,11 +18,13 @@ DEFAULT_PRECISION = "bf16"
 
 
 def top_k_series(config: dict[str, Any], grid: Grid) -> dict[tuple[str, str], dict[int, str]]:
-    """(method type, model) → {top_k: method name} for the grid's methods with a ``top_k``."""
+    """(method type, model) → {top_k: method name} for the grid's methods with a ``top_k``;
+    an ablation (``ablation`` other than none, or actions taken away) is no point of it."""
     series: dict[tuple[str, str], dict[int, str]] = {}
     for _, method, model in grid:
         entry = config["methods"][method]
-        if "top_k" in entry:
+        ablated = entry.get("ablation", "none") != "none" or entry.get("without")
+        if "top_k" in entry and not ablated:
             series.setdefault((entry["type"], model), {})[int(entry["top_k"])] = method
     return series
 
