@@ -136,3 +136,38 @@ def test_aggregate_counts_what_had_no_verdict() -> None:
         "unparseable": 1,
         "failed_calls": 0,
     }
+
+
+def test_the_judge_samples_at_its_metric_temperature() -> None:
+    """FinRAGBench-V's judge runs at the API default the original leaves in place (1); the
+    other judges decode greedily unless their entry says otherwise."""
+    from docqa.core.question import Question
+    from docqa.metrics import METRICS, resolve_options
+
+    seen: list[float] = []
+
+    def reply(request) -> str:
+        seen.append(request.generation.temperature)
+        return "true"
+
+    question = Question.from_dict(
+        {"question_id": "q", "doc_id": "d", "question": "q", "answer": "a", "answer_format": "Str"}
+    )
+    for name, entry, expected in [
+        ("finragbench_v_judge", {"model": "gpt-4o"}, 1.0),
+        ("judge", {"model": "gpt-4o"}, 0.0),
+        ("judge", {"model": "gpt-4o", "temperature": 0.7}, 0.7),
+    ]:
+        options = resolve_options(name, entry)
+        prepare = METRICS.get(name).prepare
+        assert prepare is not None
+
+        async def run(prepare=prepare, options=options) -> None:
+            client = ModelClient(ScriptedBackend(reply))
+            try:
+                await prepare([question], ["a"], options, client)
+            finally:
+                await client.close()
+
+        asyncio.run(run())
+        assert seen[-1] == expected, name

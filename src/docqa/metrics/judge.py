@@ -37,7 +37,7 @@ import asyncio
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -106,11 +106,17 @@ def _template(prompt: str) -> str:
 
 
 def judge_request(
-    question: str, pred: str, gold: Any, prompt: str = "paper", reference: str = ""
+    question: str,
+    pred: str,
+    gold: Any,
+    prompt: str = "paper",
+    reference: str = "",
+    temperature: float = 0.0,
 ) -> ChatRequest:
     """The request asking the judge about one answer (a list gold is shown as Python shows it,
     as MDocAgent's ``str.format`` does). ``reference`` is DocBench's reference text."""
     template = _template(prompt)
+    generation = replace(GENERATION, temperature=temperature)
     if prompt == "docbench":  # evaluate.py: str.replace, in this order, and a system message
         text = (
             template.replace("{{question}}", question)
@@ -119,13 +125,13 @@ def judge_request(
             .replace("{{ref_text}}", reference)
         )
         system = Message("system", (Part.of_text(DOCBENCH_SYSTEM),))
-        return ChatRequest((system, Message.user(text)), GENERATION)
+        return ChatRequest((system, Message.user(text)), generation)
     if prompt == "finragbench_v":
         return ChatRequest.prompt(
-            template.format(question=question, gold=gold, answer=pred), GENERATION
+            template.format(question=question, gold=gold, answer=pred), generation
         )
     text = template.format(question=question, answer=pred, gt=gold)
-    return ChatRequest.prompt(text, GENERATION)
+    return ChatRequest.prompt(text, generation)
 
 
 @dataclass(frozen=True)
@@ -165,14 +171,17 @@ def parse_verdict(output: str, prompt: str = "paper") -> Verdict:
 
 
 async def judge_answers(
-    client: ModelClient, items: Sequence[tuple[Any, ...]], prompt: str = "paper"
+    client: ModelClient,
+    items: Sequence[tuple[Any, ...]],
+    prompt: str = "paper",
+    temperature: float = 0.0,
 ) -> list[Verdict]:
     """Verdicts on (question, prediction, gold) items, all asked at once so the client batches
     them. A failed call is that item's verdict (status ``failed``), not an error of all."""
 
     async def ask(question: str, pred: str, gold: Any, reference: str = "") -> Verdict:
         try:
-            request = judge_request(question, pred, gold, prompt, reference)
+            request = judge_request(question, pred, gold, prompt, reference, temperature)
             completion = await client.complete(request)
         except Exception as error:  # one failed call must not lose the other verdicts
             return Verdict(None, FAILED, "", f"judge call failed: {type(error).__name__}: {error}")
@@ -252,6 +261,12 @@ class JudgeOptions(Options):
         default="wrong",
         description="a question the judge gave no verdict: scored wrong, or excluded",
     )
+    temperature: float = Field(
+        0.0,
+        ge=0,
+        le=2,
+        description="the judge's sampling temperature",
+    )
 
 
 class DocBenchJudgeOptions(JudgeOptions):
@@ -268,6 +283,13 @@ class FinRAGBenchVJudgeOptions(JudgeOptions):
     prompt: Prompt = Field(
         default="finragbench_v", description="the judge's prompt (module docqa.metrics.judge)"
     )
+    temperature: float = Field(
+        1.0,
+        ge=0,
+        le=2,
+        description="the judge's sampling temperature: 1, the API default that FinRAGBench-V's "
+        "evaluation leaves in place (it sends none)",
+    )
 
 
 async def _prepare(
@@ -281,7 +303,7 @@ async def _prepare(
         (q.question, answer, q.answer, _reference(q))
         for q, answer in zip(questions, answers, strict=True)
     ]
-    verdicts = await judge_answers(client, items, options.prompt)
+    verdicts = await judge_answers(client, items, options.prompt, options.temperature)
     return [verdict_score(verdict, options.unjudged) for verdict in verdicts]
 
 
@@ -308,6 +330,7 @@ JUDGE: Metric[JudgeOptions] = Metric(
         "prompt": options.prompt,
         "prompt_sha256": prompt_sha256(options.prompt),
         "unjudged": options.unjudged,
+        "temperature": options.temperature,
     },
 )
 
