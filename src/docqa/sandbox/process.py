@@ -1,12 +1,13 @@
 """Run model-written Python under bubblewrap and read back what happened.
 
 The parent (this side) starts ``bwrap`` with the layers of ``isolation.py`` around
-``python -I -S -B /sandbox/child.py``. The request travels on stdin (an unlinked temporary file
-opened read-only, so that large evidence cannot block and the program cannot write there). The
-child reports on two pipes: its values (result, printout, error) and the refusals of its audit
-hook, written as they happen. Its stdout and stderr go to a third pipe (the console: what it
-writes past the capture, and the interpreter's own fatal errors). All three are read here with
-caps (``channel.read_streams``).
+``python -I -S -B /sandbox/child.py``, under rlimits that ``prlimit`` sets before bwrap starts
+(the program cannot change them: ``seccomp.py``). The request travels on stdin (an unlinked
+temporary file opened read-only, so that large evidence cannot block and the program cannot
+write there). The child reports on two pipes: its values (result, printout, error) and the
+refusals of its audit hook, written as they happen. Its stdout and stderr go to a third pipe
+(the console: what it writes past the capture, and the interpreter's own fatal errors). All
+three are read here with caps (``channel.read_streams``), each up to its cap and no further.
 
 How the run is classified comes from what the program cannot write: the wall clock kept here,
 the exit status and the CPU time the kernel reports for the sandbox (``wait4``). A program
@@ -19,8 +20,10 @@ Only a run that exited with status 0 after sending well-formed values is
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -87,6 +90,7 @@ def _run(
             "guard": guard,
         }
         command = [
+            *_rlimits(limits),
             isolation.bwrap,
             *bwrap_arguments(isolation, seccomp_read, limits.box_mb << 20),
             isolation.python,
@@ -109,21 +113,38 @@ def _run(
         for fd in theirs:
             os.close(fd)
         theirs = []
-        caps = _caps(limits)
+        streams = {
+            "result": (result_read, _caps(limits)),
+            "refusals": (refusal_read, REFUSALS_CAP),
+            "console": (console_read, CONSOLE_CAP),
+        }
+        ours = []  # read_streams closes them
         deadline = time.monotonic() + limits.wall_seconds
-        data, dropped, timed_out = read_streams(
-            {
-                "result": (result_read, caps),
-                "refusals": (refusal_read, REFUSALS_CAP),
-                "console": (console_read, CONSOLE_CAP),
-            },
-            deadline,
-        )
+        data, dropped, timed_out = read_streams(streams, deadline)
         status, cpu, timed_out = _finish(process, deadline)
     finally:
         for fd in ours + theirs:
             os.close(fd)
     return _classify(data, dropped, timed_out, status, cpu, limits, isolation.layers)
+
+
+def _rlimits(limits: SandboxLimits) -> list[str]:
+    """``prlimit`` (util-linux) with the run's limits, ahead of bwrap: the kernel holds them from
+    before bubblewrap starts (Python's ``preexec_fn`` could do it without a program, but is not
+    safe in a process with threads, and forks instead of spawning)."""
+    options = [f"--{name}={value}:{value}" for name, value in limits.rlimits().items()]
+    return [_prlimit(), *options, "--"]
+
+
+@functools.cache
+def _prlimit() -> str:
+    found = shutil.which("prlimit") or ""
+    if not found:
+        raise SandboxUnavailable(
+            "prlimit (util-linux) is not installed: the Solve sandbox sets its rlimits with it "
+            "before bubblewrap starts; install util-linux"
+        )
+    return found
 
 
 def _start(
