@@ -304,22 +304,26 @@ except OSError as error:
 
 
 def test_a_pipe_flood_costs_the_caller_little_cpu():
-    """A program writing as fast as it can on every descriptor it holds: the caller reads each
-    up to its cap and then no more (before: the caller read all of it, 5-7 s of CPU a 10 s
-    run)."""
+    """A program writing as fast as it can on every descriptor it holds (and resting only when
+    no write goes through): the caller reads each pipe up to its cap and then closes it. Before,
+    the caller read all of it: 2.2 s of its CPU for a 10 s run (measured on 2 loaded cores)."""
     code = """
-import os
+import os, time
 chunk = b"x" * 65536
 while True:
+    written = False
     for fd in range(1, 64):
         try:
             os.write(fd, chunk)
+            written = True
         except OSError:
             pass
+    if not written:
+        time.sleep(0.1)
 """
     before = resource.getrusage(resource.RUSAGE_SELF)
-    outcome = run(code, limits=SandboxLimits(cpu_seconds=3, wall_seconds=4), guard=False)
+    outcome = run(code, limits=SandboxLimits(cpu_seconds=5, wall_seconds=5), guard=False)
     after = resource.getrusage(resource.RUSAGE_SELF)
     spent = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    assert outcome.kind in ("cpu_limit", "timeout", "crash"), outcome
-    assert spent < 0.5, f"the caller spent {spent:.2f} s of CPU reading the flood"
+    assert outcome.kind == "timeout", outcome
+    assert spent < 0.3, f"the caller spent {spent:.2f} s of CPU reading the flood"

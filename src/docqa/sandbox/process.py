@@ -175,8 +175,9 @@ def _caps(limits: SandboxLimits) -> int:
 def _finish(process: subprocess.Popen, deadline: float) -> tuple[int, float, bool]:
     """Reap bwrap, killing the sandbox when the wall clock runs out first (a program may close
     its pipes and go on). Returns (exit status, CPU seconds of the whole sandbox, which bwrap's
-    reaping adds to its own, whether the clock ran out)."""
-    timed_out = False
+    reaping adds to its own, whether the clock ran out). The pause between looks doubles from
+    1 ms to 50 ms: a program that closed its pipes and goes on costs the caller little CPU."""
+    timed_out, pause = False, 0.001
     while True:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
@@ -186,7 +187,8 @@ def _finish(process: subprocess.Popen, deadline: float) -> tuple[int, float, boo
             _kill(process.pid)
             pid, status, usage = os.wait4(process.pid, 0)
             break
-        time.sleep(0.002)
+        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        pause = min(2 * pause, 0.05)
     process.returncode = os.waitstatus_to_exitcode(status)
     _kill(process.pid)  # its init and program die with bwrap (--die-with-parent) anyway
     return process.returncode, usage.ru_utime + usage.ru_stime, timed_out
