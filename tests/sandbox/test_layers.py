@@ -41,6 +41,63 @@ def test_no_system_call_is_both_allowed_and_forbidden() -> None:
         assert name not in seccomp.X86_64  # EPERM
 
 
+#: every call the tests below name, the ones left out of the allowlist too
+NUMBERS = {**seccomp.X86_64, **seccomp.FORBIDDEN, "pipe": 22, "mincore": 27, "pipe2": 293}
+
+
+def verdict(name: str, *args: int) -> int:
+    """Run the x86_64 filter, as the kernel would, on a call of ``name`` with ``args``."""
+    program = instructions(seccomp.build_filter("x86_64"))
+    padded = (list(args) + [0] * 6)[:6]
+    data = struct.pack("<iIQ6Q", NUMBERS[name], seccomp.AUDIT_ARCH_X86_64, 0, *padded)
+    position, accumulator = 0, 0
+    while True:
+        op, true, false, value = program[position]
+        if op == seccomp.RET:
+            return value
+        if op == seccomp.LD_ABS:
+            (accumulator,) = struct.unpack_from("<I", data, value)
+            position += 1
+            continue
+        taken = {
+            seccomp.JEQ: accumulator == value,
+            seccomp.JGE: accumulator >= value,
+            seccomp.JSET: bool(accumulator & value),
+        }[op]
+        position += 1 + (true if taken else false)
+
+
+ALLOW, DENY = seccomp.SECCOMP_RET_ALLOW, seccomp.SECCOMP_RET_ERRNO | seccomp.EPERM
+POINTER = 0x7FFF_1234_5000
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (("pipe", POINTER), DENY),
+        (("pipe2", POINTER, 0), DENY),
+        (("mincore", POINTER, 4096, POINTER), DENY),
+        (("prlimit64", 0, 0, 0, POINTER), ALLOW),  # getrlimit
+        (("prlimit64", 0, 0, POINTER, POINTER), DENY),  # a new limit
+        (("prlimit64", 0, 0, POINTER, 0), DENY),
+        (("prlimit64", 0, 0, 1 << 32, 0), DENY),  # the pointer's high half counts too
+        (("prlimit64", 7, 0, 0, POINTER), DENY),  # another process
+        (("renameat2", 0, POINTER, 0, POINTER, 0), ALLOW),
+        (("renameat2", 0, POINTER, 0, POINTER, 1), ALLOW),  # RENAME_NOREPLACE
+        (("renameat2", 0, POINTER, 0, POINTER, 2), DENY),  # RENAME_EXCHANGE
+        (("renameat2", 0, POINTER, 0, POINTER, 4), DENY),  # RENAME_WHITEOUT
+        (("renameat2", 0, POINTER, 0, POINTER, 5), DENY),
+        *[(("madvise", POINTER, 4096, advice), ALLOW) for advice in seccomp.MADVICE],
+        *[(("madvise", POINTER, 4096, advice), DENY) for advice in (3, 9, 12, 20, 21, 22, 25)],
+        (("read", 0, POINTER, 10), ALLOW),
+        (("clone", 0), seccomp.SECCOMP_RET_KILL_PROCESS),
+    ],
+)
+def test_the_filter_checks_the_arguments_of_the_channel_calls(call: tuple, expected: int) -> None:
+    name, *args = call
+    assert verdict(name, *args) == expected
+
+
 def test_another_architecture_is_refused_with_the_fix() -> None:
     with pytest.raises(seccomp.UnsupportedArchitecture, match="x86_64 only, not for aarch64"):
         seccomp.build_filter("aarch64")
