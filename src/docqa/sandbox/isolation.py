@@ -14,8 +14,8 @@ namespaces, with:
   capability dropped, further user namespaces disabled, uid and gid 65534 inside;
 - the program as the only process of its PID namespace (``--as-pid-1``): it sees no other
   process, and bwrap reaps it, so the CPU time the kernel counts reaches the parent's ``wait4``;
-- the rlimits the child sets on itself before the program runs (CPU, address space, file size,
-  open files, processes, no core file), which it cannot raise again.
+- rlimits set by ``prlimit`` before bubblewrap starts (CPU, address space, file size, open
+  files, no core file), which the program cannot change (``process.py``, ``seccomp.py``).
 
 The first use probes the whole arrangement once (a real sandboxed run, ``machine.py``). When
 it fails (no ``bwrap``, no user namespaces, an architecture without a seccomp table),

@@ -240,7 +240,7 @@ FUTEX_PRIVATE_FLAG = 128
 #: cache of the files every run shares
 MADVICE = (0, 1, 2, 4, 8, 14, 15, 16, 17)
 #: renameat2 may only refuse to replace (RENAME_NOREPLACE); RENAME_WHITEOUT leaves a character
-#: device at the old name (a device node, which mknod may not make), RENAME_EXCHANGE is no use
+#: device at the old name (a device node, which mknod may not make); nothing needs RENAME_EXCHANGE
 RENAME_NOREPLACE = 1
 
 SECCOMP_RET_KILL_PROCESS = 0x80000000
