@@ -214,7 +214,7 @@ def _classify(
     refusals, refusal_replaced = _refusals(data["refusals"], dropped["refusals"])
     console, console_replaced = decode(data["console"])
     common: dict[str, Any] = {"blocked": refusals, "isolation": layers, "cpu_seconds": cpu}
-    cpu_cap = max(1, -(-int(limits.cpu_seconds * 1000) // 1000))
+    cpu_cap = limits.rlimits()["cpu"]  # the RLIMIT_CPU the kernel held it to
     signal_number = status - SIGNALLED if status > SIGNALLED else -status if status < 0 else 0
     if timed_out:
         error = f"the program ran past the wall-clock limit of {limits.wall_seconds:g} s"
