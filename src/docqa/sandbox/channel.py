@@ -1,8 +1,8 @@
 """Reading what a sandboxed program sent, so that nothing it sends can make the reader fail.
 
 - ``read_streams`` reads several pipes at once until each ends or the deadline passes, keeping
-  at most a cap of bytes from each and counting the rest (the program cannot lift a cap kept
-  by the reader);
+  at most a cap of bytes from each and closing a pipe that goes past it (the program cannot
+  lift a cap kept by the reader, nor make it read more);
 - ``parse_json`` parses text only after checking its size and its nesting depth (a program can
   nest ``[[[[…]]]]`` past the recursion limit of ``json``), and never raises;
 - ``clean`` replaces what cannot be written as UTF-8 (lone surrogates, from a program or a
@@ -32,16 +32,22 @@ def read_streams(
 ) -> tuple[dict[str, bytes], dict[str, int], bool]:
     """Read ``name → (fd, cap)`` until every stream ends or ``time.monotonic()`` reaches
     ``deadline``. Returns (the first ``cap`` bytes of each, the bytes dropped from each,
-    whether the deadline came first). The descriptors are left open."""
+    whether the deadline came first).
+
+    A stream that goes past its cap is read no further: its descriptor is closed (the writer
+    gets EPIPE), and its count of dropped bytes is what the last read brought past the cap, at
+    least 1. A program flooding a pipe thus costs the reader one read past the cap, not a copy
+    of everything it writes. Every descriptor is closed before this returns."""
     kept = {name: bytearray() for name in streams}
     dropped = dict.fromkeys(streams, 0)
     selector = selectors.DefaultSelector()
-    for name, (fd, _) in streams.items():
-        os.set_blocking(fd, False)
-        selector.register(fd, selectors.EVENT_READ, name)
-    open_streams = len(streams)
+    open_fds = set()
     try:
-        while open_streams:
+        for name, (fd, _) in streams.items():
+            open_fds.add(fd)
+            os.set_blocking(fd, False)
+            selector.register(fd, selectors.EVENT_READ, name)
+        while open_fds:
             left = deadline - time.monotonic()
             if left <= 0:
                 return {k: bytes(v) for k, v in kept.items()}, dropped, True
@@ -51,15 +57,17 @@ def read_streams(
                     chunk = os.read(key.fd, 1 << 16)
                 except BlockingIOError:
                     continue
-                if not chunk:
-                    selector.unregister(key.fd)
-                    open_streams -= 1
-                    continue
                 room = max(0, streams[name][1] - len(kept[name]))
                 kept[name] += chunk[:room]
                 dropped[name] += max(0, len(chunk) - room)
+                if not chunk or dropped[name]:
+                    selector.unregister(key.fd)
+                    open_fds.discard(key.fd)
+                    os.close(key.fd)
     finally:
         selector.close()
+        for fd in open_fds:
+            os.close(fd)
     return {k: bytes(v) for k, v in kept.items()}, dropped, False
 
 

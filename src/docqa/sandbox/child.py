@@ -8,8 +8,9 @@ program meets into readable errors, and the reporting of the program's own value
 It reads the request (code, inputs, limits, the two descriptors it reports on) from stdin,
 then, in this order:
 
-1. closes every other descriptor and sets its rlimits: CPU seconds, address space, file size,
-   open descriptors, no processes, no core file (soft = hard: they cannot be raised again);
+1. closes every other descriptor (its rlimits, CPU seconds, address space, file size, open
+   descriptors and no core file, were set before bubblewrap started, and the seccomp filter
+   refuses to change them);
 2. loads the modules a computation may use (``PRELOAD``); after step 4 no module can be loaded;
 3. removes the few functions that act without an audit event (``mkfifo``, ``_imp`` loaders …);
 4. installs an audit hook (PEP 578) that refuses paths outside ``/box``, imports, sockets,
@@ -33,7 +34,6 @@ import io
 import json
 import linecache
 import os
-import resource
 import sys
 import traceback
 
@@ -146,7 +146,6 @@ def main() -> None:
     keep = sorted({0, 1, 2, result_fd, refusal_fd})
     for low, high in zip(keep, keep[1:] + [1 << 16], strict=False):
         os.closerange(low + 1, high)
-    _limit(limits)
     for name in PRELOAD:
         __import__(name)
     answer = _answerer(result_fd)
@@ -154,18 +153,6 @@ def main() -> None:
         _remove_unaudited()
         _install_guard(BOX, limits["max_opens"], _reporter(refusal_fd))
     answer(_run(request["code"], request["inputs"], limits))
-
-
-def _limit(limits: dict) -> None:
-    cpu = max(1, -(-int(limits["cpu_seconds"] * 1000) // 1000))
-    memory = int(limits["memory_mb"]) << 20
-    files = int(limits["file_mb"]) << 20
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (files, files))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits["max_open_files"],) * 2)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
 
 
 def _reporter(fd: int):

@@ -19,8 +19,8 @@ an inode limit (bubblewrap 0.8 cannot set ``nr_inodes``) and execs bubblewrap. T
   capability dropped, further user namespaces disabled, uid and gid 65534 inside;
 - the program as the only process of its PID namespace (``--as-pid-1``): it sees no other
   process, and bwrap reaps it, so the CPU time the kernel counts reaches the parent's ``wait4``;
-- the rlimits the child sets on itself before the program runs (CPU, address space, file size,
-  open files, processes, no core file), which it cannot raise again.
+- rlimits set by ``prlimit`` before bubblewrap starts (CPU, address space, file size, open
+  files, no core file), which the program cannot change (``process.py``, ``seccomp.py``).
 
 The first use probes the whole arrangement once (a real sandboxed run, ``machine.py``). When
 it fails (no ``bwrap``, no user namespaces, an architecture without a seccomp table),
@@ -57,7 +57,7 @@ LAUNCH_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 #: run by ``sh`` in the launcher's mount namespace: mount the box (size, inodes, mount point)
 #: and become bubblewrap
 MOUNT_BOX = (
-    '{mount} -n -t tmpfs -o "size=$1,nr_inodes=$2,mode=0700" docqa-box "$3" && shift 3 && exec "$@"'
+    '{mount} -n -t tmpfs -o "noexec,nosuid,nodev,size=$1,nr_inodes=$2,mode=0700" docqa-box "$3" && shift 3 && exec "$@"'
 )
 #: the modules the child preloads (kept in step with child.PRELOAD by a test)
 PRELOAD = (

@@ -45,8 +45,22 @@ class SandboxLimits:
                     f"sandbox limit {name} must be positive, not {getattr(self, name)}"
                 )
 
+    def rlimits(self) -> dict[str, int]:
+        """The kernel's limits on the sandbox by ``prlimit``'s option names, soft = hard: set
+        before bubblewrap starts, so the program runs under them from its first instruction and
+        cannot change them (the seccomp filter refuses a new limit; raising a hard one needs a
+        capability it does not have). No ``nproc``: the filter kills every call that makes a
+        process or a thread, and as an ordinary user a limit of 0 would stop bubblewrap's own."""
+        return {
+            "cpu": max(1, -(-int(self.cpu_seconds * 1000) // 1000)),
+            "as": self.memory_mb << 20,
+            "fsize": self.file_mb << 20,
+            "nofile": self.max_open_files,
+            "core": 0,
+        }
+
     def for_child(self) -> dict[str, Any]:
-        """The limits the child applies to itself."""
+        """The limits the child reads (the opens it counts, the caps on what it sends)."""
         limits = asdict(self)
         del limits["wall_seconds"], limits["box_mb"]
         return limits

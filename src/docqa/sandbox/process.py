@@ -1,12 +1,13 @@
 """Run model-written Python under bubblewrap and read back what happened.
 
 The parent (this side) starts ``bwrap`` with the layers of ``isolation.py`` around
-``python -I -S -B /sandbox/child.py``. The request travels on stdin (an unlinked temporary file
-opened read-only, so that large evidence cannot block and the program cannot write there). The
-child reports on two pipes: its values (result, printout, error) and the refusals of its audit
-hook, written as they happen. Its stdout and stderr go to a third pipe (the console: what it
-writes past the capture, and the interpreter's own fatal errors). All three are read here with
-caps (``channel.read_streams``).
+``python -I -S -B /sandbox/child.py``, under rlimits that ``prlimit`` sets before bwrap starts
+(the program cannot change them: ``seccomp.py``). The request travels on stdin (an unlinked
+temporary file opened read-only, so that large evidence cannot block and the program cannot
+write there). The child reports on two pipes: its values (result, printout, error) and the
+refusals of its audit hook, written as they happen. Its stdout and stderr go to a third pipe
+(the console: what it writes past the capture, and the interpreter's own fatal errors). All
+three are read here with caps (``channel.read_streams``), each up to its cap and no further.
 
 How the run is classified comes from what the program cannot write: the wall clock kept here,
 the exit status and the CPU time the kernel reports for the sandbox (``wait4``). A program
@@ -19,8 +20,10 @@ Only a run that exited with status 0 after sending well-formed values is
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -89,6 +92,7 @@ def _run(
         }
         command = [
             *launch_arguments(isolation, limits.box_mb << 20),
+            *_rlimits(limits),
             isolation.bwrap,
             *bwrap_arguments(isolation, seccomp_read, limits.box_mb << 20),
             isolation.python,
@@ -111,21 +115,38 @@ def _run(
         for fd in theirs:
             os.close(fd)
         theirs = []
-        caps = _caps(limits)
+        streams = {
+            "result": (result_read, _caps(limits)),
+            "refusals": (refusal_read, REFUSALS_CAP),
+            "console": (console_read, CONSOLE_CAP),
+        }
+        ours = []  # read_streams closes them
         deadline = time.monotonic() + limits.wall_seconds
-        data, dropped, timed_out = read_streams(
-            {
-                "result": (result_read, caps),
-                "refusals": (refusal_read, REFUSALS_CAP),
-                "console": (console_read, CONSOLE_CAP),
-            },
-            deadline,
-        )
+        data, dropped, timed_out = read_streams(streams, deadline)
         status, cpu, timed_out = _finish(process, deadline)
     finally:
         for fd in ours + theirs:
             os.close(fd)
     return _classify(data, dropped, timed_out, status, cpu, limits, isolation.layers)
+
+
+def _rlimits(limits: SandboxLimits) -> list[str]:
+    """``prlimit`` (util-linux) with the run's limits, ahead of bwrap: the kernel holds them from
+    before bubblewrap starts (Python's ``preexec_fn`` could do it without a program, but is not
+    safe in a process with threads, and forks instead of spawning)."""
+    options = [f"--{name}={value}:{value}" for name, value in limits.rlimits().items()]
+    return [_prlimit(), *options, "--"]
+
+
+@functools.cache
+def _prlimit() -> str:
+    found = shutil.which("prlimit") or ""
+    if not found:
+        raise SandboxUnavailable(
+            "prlimit (util-linux) is not installed: the Solve sandbox sets its rlimits with it "
+            "before bubblewrap starts; install util-linux"
+        )
+    return found
 
 
 def _start(
@@ -156,8 +177,9 @@ def _caps(limits: SandboxLimits) -> int:
 def _finish(process: subprocess.Popen, deadline: float) -> tuple[int, float, bool]:
     """Reap bwrap, killing the sandbox when the wall clock runs out first (a program may close
     its pipes and go on). Returns (exit status, CPU seconds of the whole sandbox, which bwrap's
-    reaping adds to its own, whether the clock ran out)."""
-    timed_out = False
+    reaping adds to its own, whether the clock ran out). The pause between looks doubles from
+    1 ms to 50 ms: a program that closed its pipes and goes on costs the caller little CPU."""
+    timed_out, pause = False, 0.001
     while True:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
@@ -167,7 +189,8 @@ def _finish(process: subprocess.Popen, deadline: float) -> tuple[int, float, boo
             _kill(process.pid)
             pid, status, usage = os.wait4(process.pid, 0)
             break
-        time.sleep(0.002)
+        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        pause = min(2 * pause, 0.05)
     process.returncode = os.waitstatus_to_exitcode(status)
     _kill(process.pid)  # its init and program die with bwrap (--die-with-parent) anyway
     return process.returncode, usage.ru_utime + usage.ru_stime, timed_out
@@ -193,7 +216,7 @@ def _classify(
     refusals, refusal_replaced = _refusals(data["refusals"], dropped["refusals"])
     console, console_replaced = decode(data["console"])
     common: dict[str, Any] = {"blocked": refusals, "isolation": layers, "cpu_seconds": cpu}
-    cpu_cap = max(1, -(-int(limits.cpu_seconds * 1000) // 1000))
+    cpu_cap = limits.rlimits()["cpu"]  # the RLIMIT_CPU the kernel held it to
     signal_number = status - SIGNALLED if status > SIGNALLED else -status if status < 0 else 0
     if timed_out:
         error = f"the program ran past the wall-clock limit of {limits.wall_seconds:g} s"

@@ -11,8 +11,13 @@ The calls only an escape makes (``FORBIDDEN``: process creation, sockets, ``ptra
 ``process_vm_*``, ``pidfd_*``, namespaces, mounts, ``mknod``, ``io_uring``, ``bpf``,
 ``keyctl`` …) kill the process with SIGSYS, so that the parent can say so from the exit status;
 every other call that is not listed fails with ``EPERM`` (``mkdir`` and links: the box holds
-plain files only; ``chmod``, ``kill``, ``prctl``, ``seccomp``, ``setuid`` …; ``flock``, and
-``sysinfo`` and ``statfs``, which tell the host's process count, memory and disk use).
+plain files only; ``chmod``, ``kill``, ``prctl``, ``seccomp``, ``setuid``, ``setrlimit`` …;
+``flock``, and ``sysinfo`` and ``statfs``, which tell the host's process count, memory and disk
+use; ``pipe``/``pipe2`` and every call that makes an anonymous inode (``eventfd``, ``inotify``,
+``timerfd``, ``signalfd``, ``epoll``, ``memfd``): their inode numbers come from a counter that
+every process of the machine advances, which two sandboxes could read and move; the program
+keeps the three pipes the parent made; ``mincore``, which tells which pages of the files every
+run maps are in the page cache).
 
 A few calls are allowed only with safe arguments: a file created through ``open``/``openat``/
 ``creat`` must not be executable; ``ioctl`` only asks whether a descriptor is a terminal or sets
@@ -20,9 +25,11 @@ close-on-exec; ``fcntl`` only duplicates descriptors and gets or sets their flag
 record locks, leases, notifications or signal owners); ``futex`` only on process-private
 words (shared ones are keyed by the page of a file the host and every sandbox map: a channel
 between sandboxes); ``exit``/``exit_group`` take a status under 128 (from 128 on, bubblewrap's
-report of a death by a signal could be forged); ``prlimit64`` acts only on the calling process
-(the kernel lets it lower its limits, never raise a hard one). A call through another ABI kills the
-process (32-bit) or fails (x32).
+report of a death by a signal could be forged); ``prlimit64`` only reads the calling process's
+limits (they are set before bubblewrap starts; a program that lowered its RLIMIT_CPU would be
+killed early and read as ``cpu_limit``); ``madvise`` takes only advice about the process's own
+memory (``MADVICE``); ``renameat2`` only ``RENAME_NOREPLACE`` (a whiteout is a device node). A
+call through another ABI kills the process (32-bit) or fails (x32).
 """
 
 from __future__ import annotations
@@ -56,12 +63,10 @@ X86_64 = {
     "readv": 19,
     "writev": 20,
     "access": 21,
-    "pipe": 22,
     "select": 23,
     "sched_yield": 24,
     "mremap": 25,
     "msync": 26,
-    "mincore": 27,
     "madvise": 28,
     "dup": 32,
     "dup2": 33,
@@ -130,7 +135,6 @@ X86_64 = {
     "ppoll": 271,
     "set_robust_list": 273,
     "dup3": 292,
-    "pipe2": 293,
     "prlimit64": 302,
     "getcpu": 309,
     "renameat2": 316,
@@ -205,7 +209,9 @@ CHECKED = (
     "ioctl",
     "fcntl",
     "futex",
+    "madvise",
     "prlimit64",
+    "renameat2",
     "exit",
     "exit_group",
 )
@@ -226,6 +232,16 @@ FCNTLS = (0, 1, 2, 3, 4, 1030)
 #: a futex on a shared mapping is keyed by the file's page, so two sandboxes that map the same
 #: file of the root could wake each other; the interpreter's locks are process-private
 FUTEX_PRIVATE_FLAG = 128
+#: MADV_NORMAL, RANDOM, SEQUENTIAL, DONTNEED, FREE, HUGEPAGE, NOHUGEPAGE, DONTDUMP, DODUMP: what an
+#: allocator says about its own memory. Not WILLNEED or POPULATE_* (they read pages of a shared
+#: file into the page cache), COLD or PAGEOUT (they evict them), MERGEABLE (same-page merging
+#: across processes, whose copy-on-write timing tells what another process holds), REMOVE, COLLAPSE
+#: or the rest: together with mincore (refused), that is how one run writes to and reads the page
+#: cache of the files every run shares
+MADVICE = (0, 1, 2, 4, 8, 14, 15, 16, 17)
+#: renameat2 may only refuse to replace (RENAME_NOREPLACE); RENAME_WHITEOUT leaves a character
+#: device at the old name (a device node, which mknod may not make); nothing needs RENAME_EXCHANGE
+RENAME_NOREPLACE = 1
 
 SECCOMP_RET_KILL_PROCESS = 0x80000000
 SECCOMP_RET_ERRNO = 0x00050000
@@ -335,11 +351,26 @@ def build_filter(machine: str | None = None) -> bytes:
     program.label("futex")  # the operation is a 32-bit int
     program.load(_arg(1))
     program.jump(JSET, FUTEX_PRIVATE_FLAG, "allow", "deny")
-    program.label("prlimit64")  # pid 0: the calling process
+    program.label("madvise")  # the advice is a 32-bit int
+    program.load(_arg(2))
+    for advice in MADVICE:
+        program.jump(JEQ, advice, "allow", 0)
+    program.jump(JEQ, 0, "deny", "deny")
+    # pid 0 (the calling process) and no new limit: the limits were set before bubblewrap
+    # started, and a program that lowers its own RLIMIT_CPU would be killed early and read as
+    # cpu_limit
+    program.label("prlimit64")
     program.load(_arg(0))
     program.jump(JEQ, 0, 0, "deny")
     program.load(_arg(0, high=True))
+    program.jump(JEQ, 0, 0, "deny")
+    program.load(_arg(2))  # the new limit's pointer: NULL
+    program.jump(JEQ, 0, 0, "deny")
+    program.load(_arg(2, high=True))
     program.jump(JEQ, 0, "allow", "deny")
+    program.label("renameat2")  # the flags are a 32-bit unsigned int
+    program.load(_arg(4))
+    program.jump(JSET, 0xFFFFFFFF & ~RENAME_NOREPLACE, "deny", "allow")
     # an exit status of 128 or more is what bwrap reports for a death by a signal: a program may
     # not claim one (glibc's _exit then faults, and the parent sees SIGSEGV: a crash)
     program.label("exit")
