@@ -57,7 +57,8 @@ LAUNCH_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 #: run by ``sh`` in the launcher's mount namespace: mount the box (size, inodes, mount point)
 #: and become bubblewrap
 MOUNT_BOX = (
-    '{mount} -n -t tmpfs -o "noexec,nosuid,nodev,size=$1,nr_inodes=$2,mode=0700" docqa-box "$3" && shift 3 && exec "$@"'
+    '{mount} -n -t tmpfs -o "noexec,nosuid,nodev,size=$1,nr_inodes=$2,mode=0700" docqa-box "$3"'
+    ' && shift 3 && exec "$@"'
 )
 #: the modules the child preloads (kept in step with child.PRELOAD by a test)
 PRELOAD = (
