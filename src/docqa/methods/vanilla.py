@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from docqa.backends.calls import recorded_calls
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Part, file_sha256
 from docqa.core.document import Page
@@ -94,12 +95,14 @@ async def ask(
     style = resolve_style(options.prompt, client)
     max_pixels = options.image_max_pixels
     gen = generation(style, options.max_new_tokens, options.temperature, max_pixels)
-    completion = await client.complete(image_request(style, question, shown, gen))
+    with recorded_calls() as calls:
+        completion = await client.complete(image_request(style, question, shown, gen))
     settings = {
         "prompt": style,
         "max_new_tokens": options.max_new_tokens,
         "temperature": options.temperature,
         "image_max_pixels": max_pixels,
+        "calls": calls,
     }
     return completion.text.strip(), completion.usage, completion.text, settings
 

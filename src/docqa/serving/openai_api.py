@@ -15,6 +15,7 @@ import uuid
 from typing import Any
 
 from docqa.backends.base import Completion
+from docqa.backends.calls import finish_reason
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.serving.inline_images import ImageStore
 
@@ -110,7 +111,6 @@ def _generation(body: dict[str, Any]) -> Generation:
 def encode_completion(completion: Completion, model: str, request: ChatRequest) -> dict[str, Any]:
     """The chat-completions reply for ``completion``, with the backend's token counts."""
     usage = completion.usage
-    length = usage.tokens_out >= request.generation.max_new_tokens
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex}",
         "object": "chat.completion",
@@ -120,7 +120,7 @@ def encode_completion(completion: Completion, model: str, request: ChatRequest) 
             {
                 "index": 0,
                 "message": {"role": "assistant", "content": completion.text},
-                "finish_reason": "length" if length else "stop",
+                "finish_reason": finish_reason(completion, request.generation),
             }
         ],
         "usage": {

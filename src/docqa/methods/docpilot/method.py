@@ -31,6 +31,7 @@ from typing import Annotated, Any
 
 from pydantic import field_validator
 
+from docqa.backends.calls import recorded_calls
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import UNANSWERABLE, Question
 from docqa.core.trace import as_trace
@@ -227,8 +228,9 @@ class DocPilot(Method):
             )
             step_usage = Usage()
             tokens = settings.role_tokens["orchestrator"]
-            reply = await ask(client, [prompt], tokens, ORCHESTRATOR_STOP, step_usage)
-            record, observation = await self._act(replace(base, step=step), reply)
+            with recorded_calls() as calls:  # the orchestrator's and the action's
+                reply = await ask(client, [prompt], tokens, ORCHESTRATOR_STOP, step_usage)
+                record, observation = await self._act(replace(base, step=step), reply)
             if record.get("refused"):
                 refused += 1
                 if self.options.count_refused:
@@ -239,7 +241,7 @@ class DocPilot(Method):
             usage.add(step_usage)
             for kind in observation.fallbacks:
                 state.failures[kind] += 1
-            trace.append({**record, "usage": step_usage.to_dict()})
+            trace.append({**record, "usage": step_usage.to_dict(), "calls": calls})
             history.append(
                 step_text(
                     step,
