@@ -5,12 +5,14 @@ report: "report/workflow.rst"
 
 
 rule traces:
-    """One HTML page per question of a run (its trace, with the pages it looked at) and an
-    index of them (docqa traces)."""
+    """One HTML page per question of a run (its trace, with the pages it looked at and the
+    prompts its model read) and an index of them, right or wrong by the run's scores (docqa
+    traces)."""
     input:
         predictions=RESULTS.predictions(),
         questions=RESULTS.questions(),
         pages=RESULTS.pages(),
+        scores=RESULTS.scores(),
     output:
         directory(RESULTS.traces()),
     log:

@@ -8,5 +8,6 @@ write_traces(
     Path(snakemake.input.predictions),
     Path(snakemake.input.questions),
     Path(snakemake.input.pages),
+    Path(snakemake.input.scores),
     Path(snakemake.output[0]),
 )

@@ -1,5 +1,6 @@
 """Open a page in headless Chromium (Debian's ``chromium``) through the DevTools protocol and
-report what a reader would see go wrong: images that do not load and console errors.
+report what a reader would see go wrong: images that do not load and console errors; and, where
+asked, the value of a script run on the loaded page (what a reader sees of its text).
 
 The DevTools websocket is spoken with tornado's client (installed with ipykernel).
 
@@ -55,6 +56,8 @@ class PageCheck:
     images_checked: int
     broken_images: list[str]
     console_errors: list[str] = field(default_factory=list)
+    #: what the ``evaluate`` expression returned on the loaded page
+    value: Any = None
 
 
 def chromium() -> str | None:
@@ -108,7 +111,7 @@ def _errors(events: list[dict[str, Any]]) -> list[str]:
     return errors
 
 
-async def _check(ws_url: str, url: str, settle: float) -> PageCheck:
+async def _check(ws_url: str, url: str, settle: float, evaluate: str | None) -> PageCheck:
     connection = await websocket_connect(ws_url, max_message_size=256 * 2**20)
     tools = _DevTools(connection)
     for domain in ("Page", "Runtime", "Log"):
@@ -120,12 +123,20 @@ async def _check(ws_url: str, url: str, settle: float) -> PageCheck:
         "Runtime.evaluate", expression=CHECK_IMAGES, awaitPromise=True, returnByValue=True
     )
     images = json.loads(result["result"]["value"])
+    value = None
+    if evaluate is not None:
+        found = await tools.call("Runtime.evaluate", expression=evaluate, returnByValue=True)
+        if "exceptionDetails" in found:
+            raise RuntimeError(f"{evaluate!r} failed: {found['exceptionDetails']}")
+        value = found["result"].get("value")
     connection.close()
-    return PageCheck(images["shown"], images["checked"], images["broken"], _errors(tools.events))
+    errors = _errors(tools.events)
+    return PageCheck(images["shown"], images["checked"], images["broken"], errors, value)
 
 
-def check_page(path: Path, settle: float = 2.0) -> PageCheck:
-    """Load ``path`` (a local HTML file) in a fresh headless Chromium and check it."""
+def check_page(path: Path, settle: float = 2.0, evaluate: str | None = None) -> PageCheck:
+    """Load ``path`` (a local HTML file) in a fresh headless Chromium and check it; ``evaluate``
+    is a JavaScript expression run on the loaded page, its JSON value kept in ``value``."""
     binary = chromium()
     if binary is None:
         raise RuntimeError("chromium is not installed: apt-get install chromium (make setup)")
@@ -141,7 +152,7 @@ def check_page(path: Path, settle: float = 2.0) -> PageCheck:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as r:
             page = next(t for t in json.load(r) if t["type"] == "page")
         return asyncio.run(
-            _check(page["webSocketDebuggerUrl"], Path(path).resolve().as_uri(), settle)
+            _check(page["webSocketDebuggerUrl"], Path(path).resolve().as_uri(), settle, evaluate)
         )
 
 

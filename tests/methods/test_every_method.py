@@ -138,6 +138,10 @@ def run_every_config(
             assert prediction.error == "", f"{config}: {prediction.question_id}: {prediction.error}"
             assert prediction.usage.calls >= 1, config
             assert prediction.trace, config
+            # every call is kept whole in the step that made it: prompt, reply, finish reason
+            calls = [call for step in prediction.trace for call in step.get("calls", [])]
+            assert len(calls) == prediction.usage.calls, config
+            assert all(call["messages"] and "finish_reason" in call for call in calls), config
         over_both = next(p for p in predictions if p.question_id == OVER_BOTH.question_id)
         assert over_both.pages == [], config  # named by document instead
         assert {doc for doc, _ in over_both.page_refs} <= {"deck-a", "deck-b"}, config

@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from helpers.headless_chromium import check_page
 from PIL import Image
 
 from docqa.cli import main
@@ -15,7 +16,7 @@ from docqa.core.document import Page
 from docqa.core.jsonl import write_jsonl
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import Question, documents_fields
-from docqa.report.traces import render_trace_html, usage_line
+from docqa.report.traces import cut_marks, render_trace_html, usage_line
 
 QUESTION = Question("q<1>", "deck", "What is <b>2020</b> revenue?", "42", "Int", [("deck", 1)])
 
@@ -55,6 +56,27 @@ PREDICTION = Prediction(
     ],
     usage=Usage(calls=5, tokens_in=900, tokens_out=80, seconds=3.5, fallbacks=1),
 )
+
+
+#: the prompt a text-only model read: exact characters matter (spaces, markup, a blank line)
+PROMPT = "Read the pages.\n\n### Page 1\n  Ann & Bo <b>lead</b>\n\nQ: Who?\nA:"
+OTHER = Question("q/2", "deck", "Who?", ["Ann", "Bo"], "List", [("deck", 0)])
+
+
+def read_prediction(pages: list[Page]) -> Prediction:
+    """An answer read from page 1 (shown as an image after the text), its reply cut at the
+    4-token limit and its prompt cut by 12 tokens."""
+    call = {
+        "messages": [
+            {"role": "user", "parts": [{"text": PROMPT}, {"image": pages[0].image}]},
+        ],
+        "max_new_tokens": 4,
+        "reply": " Ann, Bo and",
+        "finish_reason": "length",
+        "truncated_tokens": 12,
+    }
+    step = {"step": "read", "pages": [0], "output": " Ann, Bo and", "calls": [call]}
+    return Prediction("q/2", "Ann, Bo and", [0], [step], Usage(calls=1, tokens_out=4))
 
 
 class Tags(HTMLParser):
@@ -128,6 +150,35 @@ def test_an_error_and_an_empty_answer_are_shown(tmp_path: Path) -> None:
     assert "cost</td><td>no model calls</td>" in html
 
 
+def test_a_model_call_shows_its_prompt_reply_and_where_it_was_cut(tmp_path: Path) -> None:
+    pages = make_pages(tmp_path / "pages")
+    prediction = read_prediction(pages)
+    html = render_trace_html(prediction, OTHER, pages, tmp_path / "html" / "q2.html").read_text()
+    escaped = PROMPT.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    assert f'<pre class="prompt">{escaped}</pre>' in html  # verbatim, as sent
+    assert '<pre class="reply"> Ann, Bo and</pre>' in html
+    assert html.count("Ann, Bo and</pre>") == 1  # the step's output is the reply: shown once
+    assert "length: cut at 4 new tokens" in html
+    assert "prompt cut by 12 tokens from its middle" in html
+    # the answer is marked beside it
+    assert '<span class="cut">cut at the 4-token limit</span>' in html
+    assert cut_marks(prediction) == ["cut at the 4-token limit", "prompt cut by 12 tokens"]
+    # page 1 as a thumbnail: pages used, the step's pages, and the call's image part
+    alts = [attrs["alt"] for tag, attrs in parse(html).tags if tag == "img"]
+    assert alts == ["page 1 (evidence)"] * 3
+
+
+def test_only_the_last_call_cuts_the_answer() -> None:
+    call = {"messages": [], "max_new_tokens": 8, "reply": "x", "finish_reason": "length"}
+    last = {**call, "finish_reason": "stop"}
+    earlier_cut = Prediction("q", "x", trace=[{"calls": [call]}, {"calls": [last]}])
+    assert cut_marks(earlier_cut) == []
+    assert cut_marks(Prediction("q", "x", trace=[{"calls": [last, call]}])) == [
+        "cut at the 8-token limit"
+    ]
+    assert cut_marks(Prediction("q", "x")) == []
+
+
 def test_usage_line_leaves_out_zeros() -> None:
     assert usage_line(Usage(calls=2, cached_calls=2).to_dict()) == "calls 2 · cached 2"
     assert usage_line({}) == "no model calls"
@@ -138,17 +189,18 @@ def test_usage_line_leaves_out_zeros() -> None:
 
 @pytest.fixture
 def run_folder(tmp_path: Path) -> Path:
-    """A results folder laid out as the pipeline writes it, with two predictions."""
+    """A results folder laid out as the pipeline writes it, with two predictions (the second
+    read by a model call cut at its token limit) and their scores: right, then wrong."""
     results = tmp_path / "results"
     pages = make_pages(results / "pages" / "ds" / "deck")
     write_jsonl(results / "pages" / "ds" / "pages.jsonl", [p.to_dict() for p in pages])
-    other = Question("q/2", "deck", "Who?", ["Ann", "Bo"], "List", [("deck", 0)])
-    write_jsonl(results / "data" / "ds" / "questions.jsonl", [QUESTION.to_dict(), other.to_dict()])
+    write_jsonl(results / "data" / "ds" / "questions.jsonl", [QUESTION.to_dict(), OTHER.to_dict()])
     run = results / "runs" / "ds" / "mdocagent_top1" / "tiny"
-    write_jsonl(
-        run / "predictions.jsonl",
-        [PREDICTION.to_dict(), Prediction("q/2", "Ann", [0], [{"step": "read"}]).to_dict()],
-    )
+    write_jsonl(run / "predictions.jsonl", [PREDICTION.to_dict(), read_prediction(pages).to_dict()])
+    scores = results / "scores" / "ds" / "mdocagent_top1" / "tiny.json"
+    scores.parent.mkdir(parents=True)
+    rows = [{"question_id": "q<1>", "score": 1.0}, {"question_id": "q/2", "score": 0.0}]
+    scores.write_text(json.dumps({"per_question": rows}))
     return run
 
 
@@ -160,6 +212,10 @@ def test_docqa_traces_renders_every_question_and_an_index(run_folder: Path) -> N
     assert [a["href"] for t, a in parse(index).tags if t == "a"] == ["q_1.html", "q_2.html"]
     assert "<td>Ann, Bo</td>" in index
     assert "calls 5" in index
+    assert "<th>right?</th>" in index
+    assert '<td class="verdict right">right</td>' in index  # from the run's score file
+    assert '<td class="verdict wrong">wrong</td>' in index
+    assert '<td>Ann, Bo and<span class="cut">cut at the 4-token limit</span>' in index
 
 
 def test_docqa_traces_renders_chosen_questions_of_a_partial_file(
@@ -172,6 +228,46 @@ def test_docqa_traces_renders_chosen_questions_of_a_partial_file(
     out = tmp_path / "chosen"
     assert main(["traces", str(partial), "--question", "q<1>", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["index.html", "q_1.html"]
+
+
+def test_an_index_without_a_score_file_has_no_verdict_column(run_folder: Path) -> None:
+    (run_folder.parents[3] / "scores" / "ds" / "mdocagent_top1" / "tiny.json").unlink()
+    assert main(["traces", str(run_folder / "predictions.jsonl")]) == 0
+    index = (run_folder / "traces" / "index.html").read_text()
+    assert "right?" not in index
+    assert "cut at the 4-token limit" in index
+
+
+#: what a reader of a trace page sees: each prompt block's text, whether it is on screen, the
+#: marks of cut replies and answers; of the index, its header and each row's verdict
+READ_TRACE = """JSON.stringify({
+  prompts: Array.from(document.querySelectorAll("pre.prompt")).map(p => p.textContent),
+  shown: Array.from(document.querySelectorAll("pre.prompt")).every(p => p.offsetHeight > 0),
+  cuts: Array.from(document.querySelectorAll(".cut")).map(c => c.innerText),
+})"""
+READ_INDEX = """JSON.stringify({
+  header: Array.from(document.querySelectorAll("th")).map(th => th.innerText),
+  verdicts: Array.from(document.querySelectorAll("td.verdict")).map(td => td.innerText),
+  cuts: Array.from(document.querySelectorAll(".cut")).map(c => c.innerText),
+})"""
+
+
+def test_chromium_shows_the_exact_prompt_the_verdicts_and_the_cut_answer(
+    run_folder: Path,
+) -> None:
+    assert main(["traces", str(run_folder / "predictions.jsonl")]) == 0
+    page = check_page(run_folder / "traces" / "q_2.html", settle=0.2, evaluate=READ_TRACE)
+    assert (page.broken_images, page.console_errors) == ([], []), page
+    seen = json.loads(page.value)
+    assert seen["prompts"] == [PROMPT]  # character for character, markup and spaces included
+    assert seen["shown"]
+    assert "cut at the 4-token limit" in seen["cuts"]  # the answer
+    assert "length: cut at 4 new tokens" in seen["cuts"]  # the reply
+    index = check_page(run_folder / "traces" / "index.html", settle=0.2, evaluate=READ_INDEX)
+    listed = json.loads(index.value)
+    assert listed["header"] == ["question", "answer", "gold", "right?", "cost", "error"]
+    assert listed["verdicts"] == ["right", "wrong"]
+    assert listed["cuts"] == ["cut at the 4-token limit", "prompt cut by 12 tokens"]
 
 
 def test_docqa_traces_errors_name_what_to_do(

@@ -1,5 +1,6 @@
 """The client methods await: a cache in front of a backend, and batching across callers.
 
+Every answered call is noted for the trace step that made it (:mod:`docqa.backends.calls`).
 Methods are plain sequential ``async`` code; the runner keeps many questions in flight. Every
 ``complete`` that misses the cache joins a queue, and one worker task hands the backend up to
 ``max_batch_size`` queued requests at a time. ``generate`` runs in a worker thread, so while a
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from docqa.backends.base import Backend, Completion
 from docqa.backends.cache import ResponseCache
+from docqa.backends.calls import note_call
 from docqa.backends.request import ChatRequest
 
 
@@ -44,13 +46,16 @@ class ModelClient:
         if self.cache is not None:
             hit = self.cache.get(self.backend.identity, request)
             if hit is not None:
+                note_call(request, hit)
                 return hit
         future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
         self._queue.append(_Pending(request, future))
         self._wake.set()
         if self._worker is None:
             self._worker = asyncio.create_task(self._run(), name="model-client-worker")
-        return await future
+        completion = await future
+        note_call(request, completion)
+        return completion
 
     async def close(self) -> None:
         """Finish the queued requests, then stop the worker and close the cache."""

@@ -2,9 +2,9 @@
 
 Steps vary by method; each is a JSON object named by ``step`` (and/or ``agent`` / ``action``).
 :class:`TraceStep` declares the keys that readers outside the method rely on: the trace page
-(:mod:`docqa.report.traces`) shows ``input``, ``output``, ``pages``, ``images``, ``usage`` and
-``fallbacks`` by their own widgets and any other key as a field; the infer stage opens a
-question over several documents with a ``documents`` step (:class:`TraceDocument` per
+(:mod:`docqa.report.traces`) shows ``calls``, ``input``, ``output``, ``pages``, ``images``,
+``usage`` and ``fallbacks`` by their own widgets and any other key as a field; the infer stage
+opens a question over several documents with a ``documents`` step (:class:`TraceDocument` per
 document); an agentic method (DocPilot) ends with a ``summary`` step whose measures the score
 stage averages (:func:`docqa.stages.score.agent_measures`) and the training filters read.
 """
@@ -12,7 +12,7 @@ stage averages (:func:`docqa.stages.score.agent_measures`) and the training filt
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 
 class TraceDocument(TypedDict):
@@ -24,6 +24,32 @@ class TraceDocument(TypedDict):
     #: the number of its first page in the set's end-to-end numbering
     first_page: int
     pages: int
+
+
+class CallPart(TypedDict, total=False):
+    """One part of a message: ``text``, or ``image`` (the image's path), with ``text`` the OCR
+    text a text-only model read in its place."""
+
+    text: str
+    image: str
+
+
+class CallMessage(TypedDict):
+    role: str
+    parts: list[CallPart]
+
+
+class ModelCall(TypedDict):
+    """One model call of a step (``docqa.backends.calls.call_record``): the messages as sent,
+    the reply, and ``finish_reason`` ``"length"`` when the reply was cut at ``max_new_tokens``
+    (else ``"stop"``); ``truncated_tokens``, where present, counts the prompt tokens the backend
+    cut from the middle of the prompt to fit the model's input."""
+
+    messages: list[CallMessage]
+    max_new_tokens: int
+    reply: str
+    finish_reason: str
+    truncated_tokens: NotRequired[int]
 
 
 class TraceStep(TypedDict, total=False):
@@ -40,6 +66,8 @@ class TraceStep(TypedDict, total=False):
     images: list[str]
     #: the step's model usage, ``Usage.to_dict()``
     usage: dict[str, Any]
+    #: the step's model calls, in order
+    calls: list[ModelCall]
     #: the defined fallbacks the step's replies took
     fallbacks: list[str]
     # the ``documents`` step

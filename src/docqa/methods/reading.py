@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from docqa.backends.calls import recorded_calls
 from docqa.backends.client import ModelClient
 from docqa.core.prediction import Usage
 from docqa.methods.base import DocumentEnv, ReadingOptions
@@ -26,7 +27,8 @@ async def read_pages(
     max_new_tokens, temperature = options.max_new_tokens, options.temperature
     gen = generation(style, max_new_tokens, temperature, None)
     request = text_request(style, question, texts, gen, options.not_answerable)
-    completion = await client.complete(request)
+    with recorded_calls() as calls:
+        completion = await client.complete(request)
     answer = completion.text.strip()
     step = {
         "step": "read",
@@ -37,5 +39,6 @@ async def read_pages(
         "not_answerable": options.not_answerable,
         "prompt_chars": len(request.messages[0].text),
         "output": completion.text,
+        "calls": calls,
     }
     return answer, step, completion.usage

@@ -52,6 +52,7 @@ from typing import Any, Literal
 
 from PIL import Image
 
+from docqa.backends.calls import recorded_calls
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Part, file_sha256
 from docqa.core.document import Page
@@ -122,13 +123,15 @@ async def ask(
     style = resolve_style(options.prompt, client)
     request = ask_request(client, question, shown, options, max_pixels)
     max_pixels = request.generation.max_pixels
-    completion = await client.complete(request)
+    with recorded_calls() as calls:
+        completion = await client.complete(request)
     settings = {
         "prompt": style,
         "max_new_tokens": options.max_new_tokens,
         "temperature": options.temperature,
         "not_answerable": options.not_answerable,
         "image_max_pixels": max_pixels,
+        "calls": calls,
     }
     return completion.text.strip(), completion.usage, completion.text, settings
 

@@ -1,11 +1,14 @@
 """A prediction's trace as one readable, self-contained HTML page.
 
 Works for every method: a trace is a list of steps (:class:`docqa.core.trace.TraceStep`), each
-named by ``step`` (and/or ``agent`` / ``action``) with optional ``input``, ``output``, ``pages``
-(0-based), ``usage`` and ``fallbacks``; any other key is shown as a field. Page thumbnails are
-embedded as data URIs so the page can be mailed or archived alone; each links to the full page
-image by a path relative to the HTML file. Pages are numbered from 1 on the page, as a reader
-counts them.
+named by ``step`` (and/or ``agent`` / ``action``) with optional ``calls``, ``input``, ``output``,
+``pages`` (0-based), ``usage`` and ``fallbacks``; any other key is shown as a field. Each model
+call shows its prompt as sent (text parts verbatim, image parts as thumbnails, the OCR text a
+text-only model read in an image's place), its reply and its finish reason; a reply cut at its
+token limit, or a prompt cut to fit the model, is marked, and so is the answer when the call
+that gave it (the trace's last) was cut. Page thumbnails are embedded as data URIs so the page
+can be mailed or archived alone; each links to the full page image by a path relative to the
+HTML file. Pages are numbered from 1 on the page, as a reader counts them.
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from docqa.backends.calls import LENGTH
 from docqa.core.document import Page
 from docqa.core.prediction import Prediction
 from docqa.core.question import Question
-from docqa.core.trace import TraceStep
+from docqa.core.trace import ModelCall, TraceStep
 
 #: step keys shown by their own widget rather than as a plain field
 SHOWN_APART = (
@@ -30,6 +34,7 @@ SHOWN_APART = (
     "action",
     "input",
     "output",
+    "calls",
     "pages",
     "images",
     "usage",
@@ -65,6 +70,11 @@ pre { white-space: pre-wrap; word-break: break-word; background: #f6f6f6; paddin
 figure { margin: 0; text-align: center; font-size: .85em; color: #555; }
 figure img { display: block; max-width: 14em; max-height: 11em; border: 2px solid #bbb; }
 figure.evidence img { border-color: #2a8f2a; }
+.cut { background: #fde2e2; border: 1px solid #d99; border-radius: 4px; padding: .05em .4em;
+       margin-left: .3em; font-size: .9em; white-space: nowrap; }
+pre.prompt { max-height: 48em; }
+div.call { border-left: 3px solid #bcd; padding-left: .8em; margin: .8em 0; }
+.role { color: #468; font-size: .85em; margin-top: .4em; }
 .missing { width: 8em; height: 6em; border: 2px dashed #bbb; display: flex;
            align-items: center; justify-content: center; }
 """
@@ -130,8 +140,34 @@ def _facts(prediction: Prediction, question: Question) -> str:
         ("predicted answer", prediction.answer or "(empty)"),
         ("cost", usage_line(prediction.usage.to_dict())),
     ]
-    cells = "".join(f"<tr><td>{escape(k)}</td><td>{escape(v)}</td></tr>" for k, v in rows)
+    marks = {"predicted answer": cut_badges(prediction)}
+    cells = "".join(
+        f"<tr><td>{escape(k)}</td><td>{escape(v)}{marks.get(k, '')}</td></tr>" for k, v in rows
+    )
     return f'<table class="facts">{cells}</table>'
+
+
+def model_calls(prediction: Prediction) -> list[ModelCall]:
+    """Every model call of the trace, in order."""
+    return [call for step in prediction.trace for call in step.get("calls", [])]
+
+
+def cut_marks(prediction: Prediction) -> list[str]:
+    """What cut the answer short: the reply of the call that gave it (the trace's last call)
+    reached its token limit, or a call's prompt lost tokens to fit the model's input."""
+    calls = model_calls(prediction)
+    marks = []
+    if calls and calls[-1]["finish_reason"] == LENGTH:
+        marks.append(f"cut at the {calls[-1]['max_new_tokens']}-token limit")
+    dropped = sum(call.get("truncated_tokens", 0) for call in calls)
+    if dropped:
+        marks.append(f"prompt cut by {dropped} tokens")
+    return marks
+
+
+def cut_badges(prediction: Prediction) -> str:
+    """:func:`cut_marks` as marks beside the answer (empty when nothing was cut)."""
+    return "".join(f'<span class="cut">{escape(mark)}</span>' for mark in cut_marks(prediction))
 
 
 def _step(number: int, step: TraceStep, thumbs: _Thumbnails) -> str:
@@ -151,13 +187,58 @@ def _step(number: int, step: TraceStep, thumbs: _Thumbnails) -> str:
         parts.append(thumbs.strip(step["pages"]))
     if step.get("images"):
         parts.append(_images(step["images"]))
-    for key in ("input", "output"):
-        if key in step:
-            parts.append(f'<div class="label">{key}</div><pre>{escape(_as_text(step[key]))}</pre>')
+    calls = step.get("calls", [])
+    if "input" in step:
+        parts.append(_block("input", step["input"]))
+    shown_above = set(step.get("images", []))
+    for call_number, call in enumerate(calls, start=1):
+        parts.append(_call(call_number, len(calls), call, thumbs, shown_above))
+    if "output" in step and step["output"] not in [call["reply"] for call in calls]:
+        parts.append(_block("output", step["output"]))
     if isinstance(step.get("usage"), dict):
         parts.append(f'<p class="usage">{escape(usage_line(step["usage"]))}</p>')
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _block(label: str, value: Any) -> str:
+    return f'<div class="label">{label}</div><pre>{escape(_as_text(value))}</pre>'
+
+
+def _call(number: int, count: int, call: ModelCall, thumbs: _Thumbnails, shown: set[str]) -> str:
+    """One model call: its prompt, message by message (text parts verbatim in ``pre.prompt``,
+    images as thumbnails), its reply and its finish reason."""
+    title = f"model call {number} of {count}" if count > 1 else "model call"
+    parts = [f'<div class="call"><div class="label">{title}: prompt</div>']
+    for message in call["messages"]:
+        parts.append(f'<div class="role">{escape(message["role"])}</div>')
+        for part in message["parts"]:
+            if "image" in part:
+                parts.append(_call_image(part["image"], thumbs, shown))
+            if "text" in part:
+                parts.append(f'<pre class="prompt">{escape(part["text"])}</pre>')
+    finish = escape(call["finish_reason"])
+    if call["finish_reason"] == LENGTH:
+        finish = f'<span class="cut">length: cut at {call["max_new_tokens"]} new tokens</span>'
+    if call.get("truncated_tokens"):
+        finish += (
+            f'<span class="cut">prompt cut by {call["truncated_tokens"]} tokens '
+            "from its middle to fit the model's input</span>"
+        )
+    parts.append(f'<div class="label">reply</div><pre class="reply">{escape(call["reply"])}</pre>')
+    parts.append(f'<p class="usage">finish reason: {finish}</p></div>')
+    return "\n".join(parts)
+
+
+def _call_image(path: str, thumbs: _Thumbnails, shown: set[str]) -> str:
+    """An image part of a prompt: the page's thumbnail when it is a page image, a note when
+    the step's images above show it, else the image itself."""
+    page = thumbs.index_of(path)
+    if page is not None:
+        return thumbs.strip([page])
+    if path in shown:
+        return f'<p class="usage">[image {escape(Path(path).name)}, shown above]</p>'
+    return _images([path])
 
 
 def _images(paths: list[str]) -> str:
@@ -225,6 +306,10 @@ class _Thumbnails:
         thumbs = cls(numbered, labels, set(), html_folder)
         thumbs.evidence = set(thumbs.positions(question.evidence))
         return thumbs
+
+    def index_of(self, image: str) -> int | None:
+        """The number of the page whose image is ``image``, if one is."""
+        return next((n for n, page in self.pages.items() if page.image == image), None)
 
     def positions(self, refs: list[tuple[str, int]]) -> list[int]:
         """The numbers of (document, page) pairs among these pages."""

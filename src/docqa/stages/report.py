@@ -80,8 +80,9 @@ def build_report(
             plot(outputs[f"{name}_png"], outputs[f"{name}_pdf"])
 
 
-def write_traces(predictions: Path, questions: Path, pages: Path, out: Path) -> None:
-    """The traces rule's job: one HTML page per question of a run, and their index (a run
-    without predictions still gets its empty index, so the rule's folder always exists)."""
+def write_traces(predictions: Path, questions: Path, pages: Path, scores: Path, out: Path) -> None:
+    """The traces rule's job: one HTML page per question of a run, and their index with each
+    answer's verdict from the run's score file (a run without predictions still gets its empty
+    index, so the rule's folder always exists)."""
     out.mkdir(parents=True, exist_ok=True)
-    render_traces(predictions, questions, pages, out)
+    render_traces(predictions, questions, pages, out, scores_file=scores)

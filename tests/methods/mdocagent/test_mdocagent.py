@@ -255,6 +255,11 @@ def test_the_trace_has_each_agents_input_output_pages_and_usage(env: DocumentEnv
         assert step["usage"]["calls"] == 1
         assert step["input"].startswith("[user]")
     assert "[image of page 3]" in agents["image"]["input"]
+    # each agent's step keeps its call whole: the prompt as sent (page 3 by its image) and reply
+    (call,) = agents["image"]["calls"]
+    assert {"image": env.pages[2].image} in call["messages"][0]["parts"]
+    assert call["reply"] == agents["image"]["output"]
+    assert call["finish_reason"] == "stop"
     assert QUESTION.question in agents["text"]["input"]
     assert steps[-1] == {"step": "result", "output": "42 million", "fallbacks": []}
 
@@ -267,8 +272,8 @@ def test_the_trace_renders_as_a_page_with_the_retrieved_thumbnails(
     for agent in ("general", "critical", "text", "image", "summarizer"):
         assert f"agent: {agent}</h2>" in html
     # page 3 is a text page and an image page: pages used, both retrievals, general, critical,
-    # text agent, image agent
-    assert html.count('alt="page 3"') == 7
+    # text agent, image agent; and an image part of the general, critical and image agents' prompts
+    assert html.count('alt="page 3"') == 7 + 3
     assert '<span class="fallback">clue_not_json</span>' in html
 
 

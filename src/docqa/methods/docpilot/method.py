@@ -31,6 +31,7 @@ from typing import Annotated, Any
 
 from pydantic import field_validator
 
+from docqa.backends.calls import recorded_calls
 from docqa.core.prediction import Prediction, Usage
 from docqa.core.question import UNANSWERABLE, Question
 from docqa.core.trace import as_trace
@@ -249,8 +250,9 @@ class DocPilot(Method):
             )
             step_usage = Usage()
             tokens = settings.role_tokens["orchestrator"]
-            reply = await ask(client, [prompt], tokens, ORCHESTRATOR_STOP, step_usage)
-            record, observation = await self._act(replace(base, step=step), reply)
+            with recorded_calls() as calls:  # the orchestrator's and the action's
+                reply = await ask(client, [prompt], tokens, ORCHESTRATOR_STOP, step_usage)
+                record, observation = await self._act(replace(base, step=step), reply)
             if record.get("refused"):
                 refused += 1
                 if self.options.count_refused:
@@ -264,7 +266,7 @@ class DocPilot(Method):
             kept = cut(observation.text, settings.max_observation_chars)
             if len(kept) < len(observation.text):  # the history holds less than was observed
                 record["observation_cut"] = len(observation.text) - len(kept)
-            trace.append({**record, "usage": step_usage.to_dict()})
+            trace.append({**record, "usage": step_usage.to_dict(), "calls": calls})
             thought = record["thought"][:200]
             history.append(
                 step_text(step, available, thought, record["action"], record["input"], kept)

@@ -42,6 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from docqa.backends.calls import recorded_calls
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation
 from docqa.core.prediction import Prediction, Usage
@@ -239,9 +240,11 @@ class _Run:
             "input": self._describe(request),
         }
         self.trace.append(step)
-        completion = await model.client.complete(request)
+        with recorded_calls() as calls:
+            completion = await model.client.complete(request)
         self.usage.add(completion.usage)
         step["output"] = completion.text
+        step["calls"] = calls
         step["usage"] = completion.usage.to_dict()
         return completion.text
 

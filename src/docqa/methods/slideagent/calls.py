@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from docqa.backends.calls import recorded_calls
 from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest
 from docqa.core.prediction import Usage
@@ -44,9 +45,11 @@ class CallLog:
             "input": self.describe(request),
         }
         self.trace.append(step)
-        completion = await client.complete(request)
+        with recorded_calls() as calls:
+            completion = await client.complete(request)
         self.usage.add(completion.usage)
         step["output"] = completion.text
+        step["calls"] = calls
         step["usage"] = completion.usage.to_dict()
         return completion.text, step
 
