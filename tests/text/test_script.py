@@ -53,7 +53,7 @@ def read_scan(tmp_path_factory: pytest.TempPathFactory) -> dict:
     failures = root / "text" / "failures.jsonl"
     text_dataset(documents, root / "pages" / "pages.jsonl", out, 1, "auto", 11, "eng", failures)
     [row] = read_jsonl(out)
-    return {"row": row, "failures": read_failures(failures)}
+    return {"row": row, "failures": read_failures(failures), "pages": root / "pages"}
 
 
 @pytest.mark.skipif("osd" not in installed_languages(), reason="needs tesseract-ocr-osd")
@@ -78,3 +78,19 @@ def test_a_chinese_scan_is_read_in_chinese_or_recorded_unread_with_the_package(
         assert "Han script (tesseract OSD)" in failure.error
         assert "chi_sim or chi_tra" in failure.error
         assert "apt-get install tesseract-ocr-chi-sim" in failure.fix
+
+
+def test_a_script_the_text_layer_names_is_read_in_its_language_without_osd(
+    read_scan: dict,
+) -> None:
+    from docqa.text.ocr import read_page
+
+    image = next((Path(read_scan["pages"]) / "lunyu").glob("page-*.png"))
+    read = read_page(image, 200, 11, "eng", Script("Han", "text layer"))
+    assert read.script == Script("Han", "text layer")
+    if {"chi_sim", "chi_tra"} & installed_languages():
+        assert read.lang in {"chi_sim", "chi_tra"}
+        assert read.words
+    else:
+        assert read.missing
+        assert read.words == []

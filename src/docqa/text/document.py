@@ -140,7 +140,6 @@ def text_page(
                 reason = f"pdfium could not read the page's text ({error})"
             else:
                 reason = unusable_reason(layer)
-                hint = layer_script(layer.text)
                 if not reason:
                     elements = page_elements(
                         page.doc_id,
@@ -152,6 +151,7 @@ def text_page(
                         layer.frame,
                     )
                     return PageText(page.index, "pdf", "", elements)
+                hint = layer_script(layer.text)
     try:
         read = read_page(page.image, page.dpi, psm, lang, hint)
     except pytesseract.TesseractError as error:
