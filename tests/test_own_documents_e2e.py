@@ -21,12 +21,14 @@ from pathlib import Path
 
 import pytest
 from helpers.docqa_ask import ask
+from helpers.tiny_models import build_tiny_vlm, tiny_model_entry
 from helpers.workflow import ROOT, default_config, snakemake, workflow_copy
 
 pytestmark = pytest.mark.slow
 
 REAL = ROOT / "tests" / "data" / "real_pdfs"
 MINE = "results/mine"  # the worked example's results folder (its config's `results:`)
+TINY = "tiny-qwen2-vl"
 
 
 def worked_example() -> str:
@@ -35,12 +37,14 @@ def worked_example() -> str:
     return section.split("```bash\n", 1)[1].split("```", 1)[0]
 
 
-def default_run_config() -> dict:
-    """The default config, smaller: one deck, one method."""
+def default_run_config(weights: Path) -> dict:
+    """The default config, smaller: one deck, one method, a tiny random model (the example's
+    gemma3-270m, still in the config, is prepared by the example's run)."""
     config = default_config()
     config["datasets"]["synthslides"]["options"] = {"seed": 5, "decks": 1, "questions_per_deck": 3}
+    config["models"][TINY] = tiny_model_entry(weights)
     config["experiments"] = [
-        {"datasets": ["synthslides"], "methods": ["text_rag_top1"], "models": ["gemma3-270m"]}
+        {"datasets": ["synthslides"], "methods": ["text_rag_top1"], "models": [TINY]}
     ]
     return config
 
@@ -67,7 +71,7 @@ class Finished:
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Finished:
     base = tmp_path_factory.mktemp("own")
-    work = workflow_copy(base, default_run_config())
+    work = workflow_copy(base, default_run_config(build_tiny_vlm("qwen2_vl", base / "tiny")))
     # as the repository has them: the example copies from tests/data; the default profile
     # gives --report its cores
     (work / "tests").mkdir()
@@ -126,7 +130,7 @@ def test_each_report_names_only_its_own_dataset(finished: Finished) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     default = report_text(finished.work / "results/report.html")
     mine = report_text(finished.work / MINE / "report.html")
-    assert "synthslides / text_rag_top1 / gemma3-270m" in default  # the link to its traces
+    assert f"synthslides / text_rag_top1 / {TINY}" in default  # the link to its traces
     assert "mine / text_rag_top1 / gemma3-270m" in mine
     assert "synthslides" not in mine
     assert not re.search(r"\bmine\b", default)
@@ -167,7 +171,8 @@ def test_the_folder_runs_to_a_report_and_scores_what_it_can(finished_run: Path) 
     assert "What regiment offers to do patchwork?" in index
     assert "Who is coming with fifty thousand men?" in index
     assert index.count("<td>(none)</td>") == 2  # their gold column
-    # the embedded model was prepared once, by the default run, for both
+    # prepared models are shared by every results folder
+    assert (finished_run / "results/models/gemma3-270m/model.json").is_file()
     assert not (results / "models").exists()
 
 
