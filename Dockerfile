@@ -12,7 +12,8 @@ ENV DEBIAN_FRONTEND=noninteractive PIP_NO_CACHE_DIR=1 PYTHONUNBUFFERED=1
 # archive drops a package's old versions when it publishes a fix, which would break the build.
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3.11 python3.11-venv tesseract-ocr fonts-dejavu-core \
+ && apt-get install -y --no-install-recommends python3.11 python3.11-venv tesseract-ocr tesseract-ocr-osd \
+    fonts-dejavu-core \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /opt/docqa

@@ -20,10 +20,13 @@ $(SETUP_DONE): requirements.lock pyproject.toml
 	@$(BIN)/python -m pip check
 	@touch $@
 
+# osd: the script detection of pages in another script (docs/text-stage.md); tesseract-ocr
+# depends on it in Debian, but a tesseract from elsewhere may lack it
 tesseract:
-	@command -v tesseract >/dev/null || { \
-		echo "installing tesseract-ocr (apt)"; \
-		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tesseract-ocr fonts-dejavu-core; }
+	@{ command -v tesseract >/dev/null && tesseract --list-langs 2>/dev/null | grep -qx osd; } || { \
+		echo "installing tesseract-ocr and tesseract-ocr-osd (apt)"; \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) apt-get install -y -qq tesseract-ocr tesseract-ocr-osd fonts-dejavu-core; }
 
 # The Solve sandbox's kernel isolation (src/docqa/sandbox/isolation.py); without it Solve refuses.
 bubblewrap:

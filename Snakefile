@@ -31,6 +31,14 @@ include: "rules/report.smk"
 include: "rules/training.smk"
 
 
+onsuccess:
+    # the report of this config's results folder (config key `results`), with its config files
+    print(
+        "The HTML report of these results: "
+        + report_command(RESULTS, workflow.overwrite_configfiles)
+    )
+
+
 rule all:
     default_target: True
     input:

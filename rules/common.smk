@@ -1,12 +1,11 @@
 # Shared helpers: config validation, the experiment grid, and per-rule config slices.
 # Rule params carry only the slice of config a rule uses, so editing one model or method
-# reruns only the jobs that depend on it. Every path comes from the results layout (RESULTS,
-# docqa.workflow.layout); what a run takes from the config from docqa.workflow.pipeline, which
+# reruns only the jobs that depend on it. Every path comes from the config's results layout
+# (RESULTS, rooted at config key `results`: docqa.workflow.layout); what a run takes from the config from docqa.workflow.pipeline, which
 # docqa ask reads too.
 from pathlib import Path
 
 from docqa.workflow.snakefile import (
-    RESULTS,
     RUN,
     SHARD,
     experiment_grid,
@@ -14,8 +13,10 @@ from docqa.workflow.snakefile import (
     model_threads as _model_threads,
     needs_knowledge,
     quantization_groups,
+    report_command,
     report_figures,
     report_tables,
+    results_layout,
     retriever_names,
     role_models,
     run_key,
@@ -29,6 +30,10 @@ from docqa.workflow.snakefile import (
 
 # the checks docqa ask and docqa config show run too (docqa.workflow.loader)
 validate_config(config, Path(workflow.basedir) / "config/config.schema.yaml")
+
+# every folder and file of this config's results (config key `results`; models and downloads
+# are shared by every results folder)
+RESULTS = results_layout(config)
 
 GRID = experiment_grid(config)
 RUNS = [run_key(*run) for run in GRID]
@@ -47,9 +52,10 @@ def model_source(wildcards):
 
 def model_prepare_inputs(wildcards):
     """What a model entry needs from other jobs: the training stage of its adapter
-    (rules/training.smk) and a base under results/ (e.g. the prepared embedded model)."""
+    (rules/training.smk) and a base under a results folder (e.g. the prepared embedded model)."""
     entry = config["models"][wildcards.model]
-    inputs = [entry["path"]] if str(entry.get("path", "")).startswith(f"{RESULTS.root}/") else []
+    under = tuple(f"{root}/" for root in (RESULTS.root, RESULTS.shared))
+    inputs = [entry["path"]] if str(entry.get("path", "")).startswith(under) else []
     adapter = str(entry.get("adapter", ""))
     if adapter.startswith(RESULTS.training("")):
         inputs.append(str(Path(adapter).parent / "train.json"))  # the train job's own output
@@ -180,11 +186,12 @@ def trace_dirs():
 
 
 def trace_links():
-    """Links from results/report.html to each run's trace index, for the captions."""
+    """Links from the report (<results>/report.html) to each run's trace index, for the
+    captions."""
     return [
         {"label": f"{d} / {me} / {mo}", "href": f"{traces}/index.html"}
         for d, me, mo in GRID
-        # relative to results/, where report.html lies
+        # relative to the results folder, where report.html lies
         for traces in [Path(RESULTS.traces(run_key(d, me, mo))).relative_to(RESULTS.root)]
     ]
 

@@ -1,6 +1,7 @@
 # The report stage: tables (CSV, Markdown; paper tables also LaTeX and HTML), figures (PNG,
 # PDF) and per-question trace pages. Outputs marked with report() make up
-# `snakemake --report results/report.html` (captions in rules/report/).
+# `snakemake --report <results>/report.html` with the run's --configfile (the command is printed
+# at the end of a run; captions in rules/report/).
 report: "report/workflow.rst"
 
 
@@ -51,7 +52,7 @@ rule report:
         figures=config.get("report", {}).get("figures", {}),
         top_k=top_k_params(),
         quantization=quantization_groups(config, GRID),
-        # where each run's timings and provenance lie: results/runs, above {ds}/{method}/{model}
+        # where each run's timings and provenance lie: <results>/runs, above {ds}/{method}/{model}
         runs_dir=lambda wildcards, input: runs_dir_of(input.timings),
         traces=trace_links(),
     script:

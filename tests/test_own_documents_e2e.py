@@ -1,71 +1,154 @@
-"""Your own documents, for real: a folder of real PDFs (pypdf's test files, not made by docqa)
-and a CSV of questions, some with answers and some without, through the whole DAG to a report;
-then ``docqa ask`` on the same files in a subprocess, twice (the second time from the cache,
-without rendering), and refusing broken files with one clear line."""
+"""Your own documents, for real, as docs/own-documents.md's worked example says: after a small
+default run (and its report), the example's first code block runs as it is written (a folder of
+real PDFs, pypdf's test files, not made by docqa, and a CSV of questions, some with answers and
+some without, through the whole DAG into its own results folder, then its report); the default
+run's results and report are left untouched and each report names only its own dataset. Then
+``docqa ask`` on the same files in a subprocess, twice (the second time from the cache, without
+rendering), and refusing broken files with one clear line."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import os
+import re
 import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from helpers.docqa_ask import ask
-from helpers.workflow import default_config, snakemake, workflow_copy
+from helpers.tiny_models import build_tiny_vlm, tiny_model_entry
+from helpers.workflow import ROOT, default_config, snakemake, workflow_copy
 
 pytestmark = pytest.mark.slow
 
-REAL = Path(__file__).resolve().parent / "data" / "real_pdfs"
-QUESTIONS = """\
-id,question,document,answer,evidence_pages,kind
-crazy-date,What date is under the title The Crazy Ones?,crazyones.pdf,"October 14, 1998",1,date
-siege-city,Which city is under siege?,vicksburg.pdf,Vicksburg,1,text
-no-gold,What regiment offers to do patchwork?,vicksburg.pdf,,5,text
-no-gold-no-pages,Who is coming with fifty thousand men?,vicksburg.pdf,,,text
-lost,What is on the cover?,annual-report.pdf,,,text
-"""
+REAL = ROOT / "tests" / "data" / "real_pdfs"
+MINE = "results/mine"  # the worked example's results folder (its config's `results:`)
+TINY = "tiny-qwen2-vl"
 
 
-def own_documents(folder: Path) -> Path:
-    folder.mkdir()
-    shutil.copy(REAL / "local_crazyones.pdf", folder / "crazyones.pdf")
-    shutil.copy(REAL / "local_vicksburg.pdf", folder / "vicksburg.pdf")
-    (folder / "questions.csv").write_text(QUESTIONS)
-    return folder
+def worked_example() -> str:
+    """The first shell block of the worked example in docs/own-documents.md, as written."""
+    section = (ROOT / "docs" / "own-documents.md").read_text().split("## A worked example", 1)[1]
+    return section.split("```bash\n", 1)[1].split("```", 1)[0]
 
 
-def config_for(folder: Path) -> dict:
+def default_run_config(weights: Path) -> dict:
+    """The default config, smaller: one deck, one method, a tiny random model (the example's
+    gemma3-270m, still in the config, is prepared by the example's run)."""
     config = default_config()
-    config["datasets"] = {
-        "mine": {"adapter": "local", "options": {"root": str(folder)}, "metric": "slideagent"}
-    }
+    config["datasets"]["synthslides"]["options"] = {"seed": 5, "decks": 1, "questions_per_deck": 3}
+    config["models"][TINY] = tiny_model_entry(weights)
     config["experiments"] = [
-        {"datasets": ["mine"], "methods": ["text_rag_top1"], "models": ["gemma3-270m"]}
+        {"datasets": ["synthslides"], "methods": ["text_rag_top1"], "models": [TINY]}
     ]
     return config
 
 
+def fingerprints(results: Path) -> dict[str, str]:
+    """SHA-256 of every file of the default run's report: its tables, figures, scores, traces
+    and report.html."""
+    files = [results / "report.html"] + [
+        path
+        for folder in ("tables", "figures", "scores", "traces")
+        for path in (results / folder).rglob("*")
+        if path.is_file()
+    ]
+    return {str(path): hashlib.sha256(path.read_bytes()).hexdigest() for path in files}
+
+
+@dataclass
+class Finished:
+    work: Path
+    default_results: dict[str, str]  # fingerprints after the default run
+    example: subprocess.CompletedProcess[str]  # the worked example's block
+
+
 @pytest.fixture(scope="module")
-def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Finished:
     base = tmp_path_factory.mktemp("own")
-    work = workflow_copy(base, config_for(own_documents(base / "mine")))
-    result = snakemake(work)
-    assert result.returncode == 0, result.stderr[-5000:]
-    return work
+    work = workflow_copy(base, default_run_config(build_tiny_vlm("qwen2_vl", base / "tiny")))
+    # as the repository has them: the example copies from tests/data; the default profile
+    # gives --report its cores
+    (work / "tests").mkdir()
+    (work / "tests" / "data").symlink_to(ROOT / "tests" / "data")
+    shutil.copytree(ROOT / "profiles", work / "profiles")
+    for args in ((), ("--report", "results/report.html")):
+        result = snakemake(work, *args)
+        assert result.returncode == 0, result.stderr[-5000:]
+    before = fingerprints(work / "results")
+    # as written, with the test's own folder in place of /tmp; snakemake and docqa of this Python
+    script = worked_example().replace("/tmp/", f"{base}/")
+    example = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
+    )
+    assert example.returncode == 0, example.stdout[-3000:] + example.stderr[-5000:]
+    return Finished(work, before, example)
+
+
+@pytest.fixture(scope="module")
+def finished_run(finished: Finished) -> Path:
+    return finished.work
+
+
+def test_the_example_leaves_the_default_results_and_report_untouched(finished: Finished) -> None:
+    assert fingerprints(finished.work / "results") == finished.default_results
+    assert len(finished.default_results) > 10
+
+
+def test_the_run_prints_the_report_command_of_the_docs(finished: Finished) -> None:
+    script = worked_example().replace("/tmp/", f"{finished.work.parent}/")
+    documented = [line for line in script.splitlines() if "--report" in line]
+    assert len(documented) == 1
+    printed = finished.example.stdout + finished.example.stderr
+    assert f"The HTML report of these results: {documented[0]}" in printed
+
+
+def report_text(report: Path) -> str:
+    """What a Snakemake HTML report says: its page, with the text files it embeds (the results
+    tables, base64) decoded, less the rules' wildcard constraints (``{dataset,synthslides|mine}``:
+    the datasets the merged config defines, not those it ran)."""
+    page = report.read_text(errors="replace")
+    embedded = re.findall(r"data:text/[^;,]+(?:;[^;,]+)*;base64,([A-Za-z0-9+/=]+)", page)
+    assert embedded, f"{report} embeds no table"
+    decoded = [base64.b64decode(data).decode("utf-8", "replace") for data in embedded]
+    return re.sub(r"\{\w+,[^{}]*\}", "{}", "\n".join([page, *decoded]))
+
+
+def test_each_report_names_only_its_own_dataset(finished: Finished) -> None:
+    # the default report, built again after the example ran
+    result = snakemake(finished.work, "--report", "results/report.html")
+    assert result.returncode == 0, result.stderr[-3000:]
+    default = report_text(finished.work / "results/report.html")
+    mine = report_text(finished.work / MINE / "report.html")
+    assert f"synthslides / text_rag_top1 / {TINY}" in default  # the link to its traces
+    assert "mine / text_rag_top1 / gemma3-270m" in mine
+    assert "synthslides" not in mine
+    assert not re.search(r"\bmine\b", default)
 
 
 def test_the_folder_runs_to_a_report_and_scores_what_it_can(finished_run: Path) -> None:
-    work = finished_run
-    table = (work / "results/tables/results.md").read_text()
+    results = finished_run / MINE
+    table = (results / "tables/results.md").read_text()
     assert "| mine " in table
+    assert "synthslides" not in table
     assert "2 of 4 question(s) have no gold answer" in table
-    failures = [json.loads(line) for line in (work / "results/data/mine/failures.jsonl").open()]
+    failures = [json.loads(line) for line in (results / "data/mine/failures.jsonl").open()]
     assert len(failures) == 1
     assert failures[0]["path"].endswith("questions.csv line 6")
     assert "annual-report.pdf" in failures[0]["error"]
     assert failures[0]["fix"]
 
-    scores = json.loads((work / "results/scores/mine/text_rag_top1/gemma3-270m.json").read_text())
+    scores = json.loads((results / "scores/mine/text_rag_top1/gemma3-270m.json").read_text())
     summary = scores["summary"]
     assert summary["questions"] == 4
     assert summary["errors"] == 0
@@ -81,13 +164,16 @@ def test_the_folder_runs_to_a_report_and_scores_what_it_can(finished_run: Path) 
     # questions without a gold answer are answered and listed with their answers
     predictions = [
         json.loads(line)
-        for line in (work / "results/runs/mine/text_rag_top1/gemma3-270m/predictions.jsonl").open()
+        for line in (results / "runs/mine/text_rag_top1/gemma3-270m/predictions.jsonl").open()
     ]
     assert {p["question_id"] for p in predictions} == set(rows)
-    index = (work / "results/traces/mine/text_rag_top1/gemma3-270m/index.html").read_text()
+    index = (results / "traces/mine/text_rag_top1/gemma3-270m/index.html").read_text()
     assert "What regiment offers to do patchwork?" in index
     assert "Who is coming with fifty thousand men?" in index
     assert index.count("<td>(none)</td>") == 2  # their gold column
+    # prepared models are shared by every results folder
+    assert (finished_run / "results/models/gemma3-270m/model.json").is_file()
+    assert not (results / "models").exists()
 
 
 def test_ask_answers_then_answers_again_from_the_cache(finished_run: Path) -> None:
@@ -173,7 +259,13 @@ def test_editing_the_question_file_reruns_the_dataset(finished_run: Path) -> Non
     # so the edit must change it; touching is not enough)
     with questions.open("a") as handle:
         handle.write("page-49,What page number is printed on page 1?,vicksburg.pdf,49,1,text\n")
-    result = snakemake(finished_run, "-n")
+    result = snakemake(
+        finished_run,
+        "-n",
+        "--configfile",
+        "config/config.yaml",
+        str(questions.parent.parent / "mine.yaml"),
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "prepare_dataset" in result.stdout
     assert "render_pages" in result.stdout

@@ -11,7 +11,8 @@ and checked as the Snakefile checks it (:mod:`docqa.workflow.loader`). What a ru
 from :mod:`docqa.workflow.pipeline` and each stage runs through :mod:`docqa.workflow.jobs`, as
 the rule scripts do.
 
-Each document is prepared once under ``results/ask/<content hash>/`` (the first 16 hex digits
+Each document is prepared once under ``<results>/ask/<content hash>/`` (the config's results
+folder, ``results/`` by default; the first 16 hex digits
 of the SHA-256 of its bytes; a folder of page images hashes its file names and bytes), laid out
 as the DAG lays out ``results/`` (:class:`~docqa.workflow.layout.Layout`) for one dataset named
 ``document``: ``data/document/`` (a copy of the document and its ``documents.jsonl``),
@@ -57,7 +58,7 @@ from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.datasets.fields import BadRow
 from docqa.workflow.config_check import ConfigError
-from docqa.workflow.layout import RESULTS, Layout
+from docqa.workflow.layout import RESULTS, Layout, results_layout
 from docqa.workflow.loader import add_configfile_argument, load_config
 from docqa.workflow.pipeline import (
     indexed_retrievers,
@@ -72,7 +73,8 @@ from docqa.workflow.pipeline import (
 
 log = logging.getLogger("docqa.ask")
 
-ASK_DIR = Path(RESULTS.root) / "ask"
+#: what ask prepared each model from (models are shared by every results folder)
+MODELS_PREPARED = Path(RESULTS.shared) / "ask" / "models.json"
 #: the dataset name of a prepared document (or set) in its layout
 DATASET = "document"
 HASH_CHARS = 16
@@ -106,7 +108,7 @@ def register(commands: Any) -> None:
         help="answer one question about your own PDF(s) or page images",
         description="Answer QUESTION about the DOCUMENT(s) with a configured method and model, "
         "through the pipeline's stages; several documents are asked as one set (--each: one "
-        "by one); each prepared document is cached under results/ask/.",
+        "by one); each prepared document is cached under <results>/ask/ (config key results).",
     )
     parser.add_argument(
         "items", nargs="+", metavar="DOCUMENT... QUESTION", help="document(s), then the question"
@@ -188,7 +190,7 @@ def prepare(path: Path, config: dict[str, Any], method: str, model: str) -> Prep
         source = inspect_document(path)
     except BadRow as problem:
         raise AskError(f"{problem.error}; {problem.fix}") from None
-    cache = ASK_DIR / content_hash(path)
+    cache = ask_dir(config) / content_hash(path)
     files = Layout(str(cache))
     stages = _Stages(cache / "stages.json")
     documents = Path(files.documents(DATASET))
@@ -214,6 +216,11 @@ def prepare(path: Path, config: dict[str, Any], method: str, model: str) -> Prep
         _knowledge(stages, files, config, model)
         knowledge = model
     return Prepared(path, doc_id, files, list(retrievers), knowledge, stages.skipped)
+
+
+def ask_dir(config: dict[str, Any]) -> Path:
+    """Where ask keeps its documents and questions: ``ask/`` of the config's results folder."""
+    return Path(results_layout(config).root) / "ask"
 
 
 def ask(path: Path, question: str, config: dict[str, Any], method: str, model: str) -> Answered:
@@ -247,7 +254,7 @@ def answer(
 
     files = prepared[0].files
     if len(prepared) > 1:
-        files = join_prepared(prepared, ASK_DIR / "sets", DATASET)
+        files = join_prepared(prepared, ask_dir(config) / "sets", DATASET)
     doc_ids = [one.doc_id for one in prepared]
     answered = Answered(
         ", ".join(str(one.path) for one in prepared),
@@ -382,7 +389,10 @@ def _page_text(stages: _Stages, files: Layout, settings: dict[str, Any]) -> None
     stages.run("text", done, [Path(files.elements(DATASET))], work)
     failed = read_failures(failures)
     if failed:  # the question is still asked: the other pages (and the page images) remain
-        log.warning("text: %d page(s) without text, first: %s", len(failed), failed[0].error)
+        first = failed[0]
+        log.warning(
+            "text: %d page(s) without text, first: %s; fix: %s", len(failed), first.error, first.fix
+        )
 
 
 def _index(stages: _Stages, files: Layout, retrievers: dict[str, dict[str, Any]]) -> None:
@@ -440,7 +450,7 @@ def model_folder(name: str, entry: dict[str, Any]) -> Path:
 
     folder = Path(RESULTS.model(name))
     source = model_source(entry)
-    prepared = _Stages(ASK_DIR / "models.json")
+    prepared = _Stages(MODELS_PREPARED)
     if (folder / "model.json").is_file():
         prepared.done.setdefault(name, source)
 

@@ -1,7 +1,7 @@
 """``docqa ask`` over several documents: their prepared files joined into one folder.
 
 Each document is prepared in its own cache folder (:mod:`docqa.ask`); a question over several
-reads them through one folder, ``results/ask/sets/<key>/`` (the key hashes the documents' cache
+reads them through one folder, ``<results>/ask/sets/<key>/`` (the key hashes the documents' cache
 keys in order), laid out like theirs (:class:`~docqa.workflow.layout.Layout`): the documents,
 pages, overviews, text and failures files hold the documents' rows one after the other, and each
 retriever's index folder and the knowledge folder link to each document's own

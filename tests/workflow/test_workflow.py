@@ -14,6 +14,8 @@ from pathlib import Path
 
 from helpers.workflow import ROOT, snakemake, workflow_copy
 
+from docqa.workflow.layout import report_command, results_layout
+
 #: libraries that cost seconds to import or that only jobs need: parsing the workflow must not
 HEAVY = ("torch", "transformers", "PIL", "pytesseract")
 DOORWAY = "docqa.workflow.snakefile"
@@ -115,3 +117,35 @@ def test_the_default_config_plans_the_jobs_it_planned_before_the_move(tmp_path: 
     extra = Counter(planned) - Counter(expected)
     assert not missing, f"missing: {sorted(missing)}\nextra: {sorted(extra)}"
     assert not extra, f"missing: {sorted(missing)}\nextra: {sorted(extra)}"
+
+
+def test_a_results_folder_of_its_own_moves_every_output_but_the_shared_models(
+    tmp_path: Path,
+) -> None:
+    """Config key ``results``: the default plan, each output under the config's folder but the
+    prepared model (results/models/, shared by every results folder)."""
+    expected = [
+        job(rule, re.sub(r"\bresults/(?!models/)", "results/mine/", outputs))
+        for line in DEFAULT_JOBS.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+        for rule, outputs in [line.split(": ", 1)]
+    ]
+    work = workflow_copy(tmp_path)
+    (work / "mine.yaml").write_text("results: results/mine\n")
+    result = snakemake(work, "-n", "--nolock", "--configfile", "mine.yaml", timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert sorted(planned_jobs(result.stdout)) == sorted(expected)
+    assert "results/models/gemma3-270m" in result.stdout
+
+
+def test_the_report_command_names_the_results_folder_and_the_config_files() -> None:
+    layout = results_layout({"results": "results/mine/"})
+    assert layout.root == "results/mine"
+    assert layout.model("m") == "results/models/m"  # shared by every results folder
+    assert layout.download("o/n") == "results/downloads/o/n"
+    command = report_command(layout, [Path.cwd() / "config/config.yaml", Path("/tmp/my x.yaml")])
+    assert command == (
+        "snakemake --report results/mine/report.html "
+        "--configfile config/config.yaml '/tmp/my x.yaml'"
+    )
+    assert report_command(results_layout({}), []) == "snakemake --report results/report.html"

@@ -24,6 +24,7 @@ from docqa.core.failures import Failure, write_failures
 from docqa.core.jsonl import read_jsonl
 from docqa.runtime.checkpoint import Checkpoint, fingerprint
 from docqa.text.document import SOURCES, STAGE, DocumentText, PageText, PdfCache, text_page
+from docqa.text.script import installed_languages
 
 log = logging.getLogger(__name__)
 
@@ -60,9 +61,13 @@ def text_dataset(
             f"{pages}: documents {missing[:5]} are not in {documents}; rerun the render stage"
         )
     tesseract = str(pytesseract.get_tesseract_version())
+    # a language installed since (tesseract-ocr-chi-sim) reads pages left unread: done again
+    languages = sorted(installed_languages())
     settings = {"source": source, "psm": psm, "lang": lang, "tesseract": tesseract}
     checkpoint = Checkpoint(
-        out, fingerprint({"stage": STAGE, **settings}, pages, documents), key="doc_id"
+        out,
+        fingerprint({"stage": STAGE, **settings, "languages": languages}, pages, documents),
+        key="doc_id",
     )
     todo = {doc_id: rows for doc_id, rows in by_doc.items() if not checkpoint.done(doc_id)}
     failed: list[Failure] = []

@@ -5,7 +5,9 @@ image, ``auto`` reads the text layer where a page has a usable one (:mod:`docqa.
 and OCRs the page where not. The choice is made and recorded per page, so a PDF with some
 scanned pages works, and a folder of page images (no PDF) is OCRed page by page. With
 ``pdf``, a page whose layer is unusable is still OCRed (and says so): an empty page is never
-passed off as read.
+passed off as read. A page OCRed in another script than the config's language is read in a
+language of its script, or recorded as unread with the package to install
+(:func:`docqa.text.ocr.read_page`).
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from docqa.core.document import Document, Page
 from docqa.core.element import Element
 from docqa.core.failures import Failure
 from docqa.text.elements import page_elements
-from docqa.text.ocr import ocr_words
+from docqa.text.ocr import OcrRead, read_page
 from docqa.text.pdf_layer import page_text
 from docqa.text.quality import unusable_reason
+from docqa.text.script import Script, layer_script
 
 STAGE = "text"
 SOURCES = ("auto", "pdf", "ocr")
@@ -32,16 +35,23 @@ SOURCES = ("auto", "pdf", "ocr")
 @dataclass
 class PageText:
     """One page's elements and where they came from: ``source`` "pdf" or "ocr" ("" when
-    neither could read the page), ``reason`` why (empty when the text layer was used as asked)."""
+    neither could read the page), ``reason`` why (empty when the text layer was used as asked);
+    ``script`` and ``lang`` when OCR saw another script than the config language's: the script,
+    and the language that read it ("" when none is installed)."""
 
     page: int
     source: str
     reason: str
     elements: list[Element] = field(default_factory=list)
     failure: Failure | None = None
+    script: str = ""
+    lang: str = ""
 
     def record(self) -> dict[str, Any]:
-        return {"page": self.page, "source": self.source, "reason": self.reason}
+        record: dict[str, Any] = {"page": self.page, "source": self.source, "reason": self.reason}
+        if self.script:
+            record.update(script=self.script, lang=self.lang)
+        return record
 
 
 @dataclass
@@ -118,6 +128,7 @@ def text_page(
     if source not in SOURCES:
         raise ValueError(f"text source {source!r} is not one of {SOURCES}; fix the config")
     reason = "source: ocr" if source == "ocr" else ""
+    hint: Script | None = None
     if source != "ocr":
         pdf, error = cache.get(doc_path)
         if pdf is None:
@@ -140,8 +151,9 @@ def text_page(
                         layer.frame,
                     )
                     return PageText(page.index, "pdf", "", elements)
+                hint = layer_script(layer.text)
     try:
-        words = ocr_words(page.image, page.dpi, psm, lang)
+        read = read_page(page.image, page.dpi, psm, lang, hint)
     except pytesseract.TesseractError as error:
         return PageText(
             page.index,
@@ -158,5 +170,32 @@ def text_page(
                 fix="the page image is missing or damaged: rerun the render stage for it",
             ),
         )
-    elements = page_elements(page.doc_id, page.index, words, "ocr", page.height)
-    return PageText(page.index, "ocr", reason, elements)
+    if read.missing:
+        return _unread_script(page, reason, source, lang, read)
+    elements = page_elements(page.doc_id, page.index, read.words, "ocr", page.height)
+    script = read.script.name if read.script else ""
+    return PageText(page.index, "ocr", reason, elements, script=script, lang=read.lang)
+
+
+def _unread_script(page: Page, reason: str, source: str, lang: str, read: OcrRead) -> PageText:
+    """A page in a script no installed tesseract language reads: no elements (OCR in ``lang``
+    would be garbage that a model answers from) and a failure naming the package to install."""
+    assert read.script is not None
+    script = read.script
+    return PageText(
+        page.index,
+        "",
+        reason,
+        script=script.name,
+        failure=Failure(
+            stage=STAGE,
+            doc_id=page.doc_id,
+            path=page.image,
+            error=f"page {page.index} (0-based): "
+            + (f"{reason}, and " if reason and source != "ocr" else "")
+            + f"the page is in {script.name} script ({script.seen_in}), which no installed "
+            f"tesseract language reads ({' or '.join(script.languages)}): not read as {lang}",
+            fix=f"install {script.package()} (apt-get install {script.package()}) and run "
+            "the text stage again (delete the dataset's text folder), or set text.lang",
+        ),
+    )

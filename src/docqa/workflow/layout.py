@@ -1,9 +1,12 @@
 """Where each stage reads and writes: the results layout, declared once.
 
-The rule files (``rules/*.smk``) take every input and output from :data:`RESULTS`, and
-``docqa ask`` lays the same stages out under ``results/ask/<content hash>/`` with a
-:class:`Layout` rooted there (:mod:`docqa.ask`), so the two cannot place a file differently.
-Every folder is described in results/README.md.
+The rule files (``rules/*.smk``) take every input and output from the config's layout
+(:func:`results_layout`: rooted at config key ``results``, ``results/`` by default, so that a
+config of your own keeps its results beside the default run's, not over them), and ``docqa ask``
+lays the same stages out under ``<results>/ask/<content hash>/`` with a :class:`Layout` rooted
+there (:mod:`docqa.ask`), so the two cannot place a file differently. Prepared models and
+benchmark downloads are the same whatever config asks for them: they lie under ``results/``
+(``Layout.shared``) for every config. Every folder is described in results/README.md.
 
 Each method returns a path as a string (what Snakemake takes). An argument left out is the
 Snakemake wildcard of the same name, so a rule file writes ``RESULTS.pages()`` for the pattern
@@ -15,7 +18,11 @@ A run (one dataset × method × model) is named by its key ``{dataset}/{method}/
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 DATASET = "{dataset}"
 RETRIEVER = "{retriever}"
@@ -35,16 +42,18 @@ def run_key(dataset: str, method: str, model: str) -> str:
 
 @dataclass(frozen=True)
 class Layout:
-    """The folders and files of every stage under ``root``."""
+    """The folders and files of every stage under ``root``; models and downloads under
+    ``shared``, which every results folder shares."""
 
     root: str = "results"
+    shared: str = "results"
 
     def _at(self, *parts: str) -> str:
         return "/".join((self.root, *parts))
 
     # data: a benchmark's download, then docqa's data model of each dataset
     def download(self, key: str = DOWNLOAD) -> str:
-        return self._at("downloads", key)
+        return "/".join((self.shared, "downloads", key))
 
     def manifest(self, key: str = DOWNLOAD) -> str:
         return f"{self.download(key)}/manifest.json"
@@ -100,7 +109,7 @@ class Layout:
 
     # models
     def model(self, model: str = MODEL) -> str:
-        return self._at("models", model)
+        return "/".join((self.shared, "models", model))
 
     # infer: one folder per run
     def runs(self) -> str:
@@ -148,6 +157,31 @@ class Layout:
     def log(self, stage: str, *key: str) -> str:
         return self._at("logs", stage, *key) + ".log"
 
+    def report(self) -> str:
+        """Where ``snakemake --report`` writes the HTML report of the config."""
+        return self._at("report.html")
 
-#: the pipeline's results folder, as the Snakefile lays it out
+
+#: the default config's results folder (config key ``results`` left out)
 RESULTS = Layout()
+
+
+def results_layout(config: dict[str, Any]) -> Layout:
+    """The layout of a (checked) config: rooted at its ``results`` key."""
+    return Layout(root=str(config.get("results", RESULTS.root)).rstrip("/"))
+
+
+def report_command(layout: Layout, configfiles: Sequence[str | Path]) -> str:
+    """The command that builds the HTML report of the config made of ``configfiles`` (those
+    given to snakemake with --configfile, in order; Snakemake makes them absolute: those in
+    the working folder are given relative to it, as a user types them)."""
+    files = " ".join(shlex.quote(_as_typed(Path(path))) for path in configfiles)
+    given = f" --configfile {files}" if files else ""
+    return f"snakemake --report {shlex.quote(layout.report())}{given}"
+
+
+def _as_typed(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

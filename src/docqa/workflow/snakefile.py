@@ -27,7 +27,7 @@ from docqa.stages.data import download_job
 from docqa.stages.shards import shard_counts, shard_names, sharded_runs_pattern
 from docqa.training.plan import stage_names, start_stage, training_entries
 from docqa.workflow.config_check import check_yaml_syntax, experiment_grid
-from docqa.workflow.layout import RESULTS, RUN, SHARD, Layout, run_key
+from docqa.workflow.layout import RUN, SHARD, Layout, report_command, results_layout, run_key
 from docqa.workflow.loader import validate_config
 from docqa.workflow.pipeline import (
     fused_entries,
@@ -57,7 +57,6 @@ def wants_gpu(entry: dict[str, Any]) -> bool:
 
 
 __all__ = [
-    "RESULTS",
     "RUN",
     "SHARD",
     "Layout",
@@ -76,8 +75,10 @@ __all__ = [
     "needs_knowledge",
     "prepare_params",
     "quantization_groups",
+    "report_command",
     "report_figures",
     "report_tables",
+    "results_layout",
     "retriever_names",
     "role_models",
     "run_key",
