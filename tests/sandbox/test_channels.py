@@ -341,3 +341,55 @@ while True:
     spent = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert outcome.kind == "timeout", outcome
     assert spent < 0.3, f"the caller spent {spent:.2f} s of CPU reading the flood"
+
+
+# --- shared host resources a program could use up or time (found by the issue-27 attack) ------
+
+
+def test_no_call_flushes_the_host_disk():
+    """fd 0 and the files of the root live on the host's disk: a flush of either is device I/O
+    for the host, and its timing a channel to another run."""
+    code = """
+import mmap, os
+out = {}
+for name, call in (("fsync", lambda: os.fsync(0)), ("fdatasync", lambda: os.fdatasync(0))):
+    try:
+        call()
+        out[name] = "flushed"
+    except OSError as error:
+        out[name] = error.errno
+with open("/box/m", "wb") as handle:
+    handle.write(b"x" * 4096)
+with open("/box/m", "r+b") as handle, mmap.mmap(handle.fileno(), 4096) as mapped:
+    try:
+        mapped.flush()
+        out["msync"] = "flushed"
+    except OSError as error:
+        out["msync"] = error.errno
+result = out
+"""
+    outcome = run(code, limits=ROOMY, guard=False)
+    assert outcome.kind == "ok", outcome
+    assert outcome.result == {name: errno.EPERM for name in ("fsync", "fdatasync", "msync")}
+
+
+def test_memory_cannot_be_locked_or_taken_from_the_huge_page_pool():
+    code = """
+import mmap
+MAP_LOCKED, MAP_HUGETLB = 0x2000, 0x40000
+flags = {"locked": MAP_LOCKED, "hugetlb": MAP_HUGETLB, "plain": 0}
+out = {}
+for name, flag in flags.items():
+    address = sc(9, 0, 2 << 20, mmap.PROT_READ | mmap.PROT_WRITE,
+                 mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | flag, -1, 0)
+    out[name] = address if address[0] == -1 else "mapped"
+import resource
+out["memlock"] = list(resource.getrlimit(resource.RLIMIT_MEMLOCK))
+result = out
+"""
+    outcome = native(code, ROOMY)
+    assert outcome.kind == "ok", outcome
+    assert outcome.result["locked"] == [-1, errno.EPERM]
+    assert outcome.result["hugetlb"] == [-1, errno.EPERM]
+    assert outcome.result["plain"] == "mapped"
+    assert outcome.result["memlock"] == [0, 0]

@@ -57,6 +57,7 @@ class SandboxLimits:
             "fsize": self.file_mb << 20,
             "nofile": self.max_open_files,
             "core": 0,
+            "memlock": 0,
         }
 
     def for_child(self) -> dict[str, Any]:

@@ -17,7 +17,8 @@ use; ``pipe``/``pipe2`` and every call that makes an anonymous inode (``eventfd`
 ``timerfd``, ``signalfd``, ``epoll``, ``memfd``): their inode numbers come from a counter that
 every process of the machine advances, which two sandboxes could read and move; the program
 keeps the three pipes the parent made; ``mincore``, which tells which pages of the files every
-run maps are in the page cache).
+run maps are in the page cache; ``fsync``, ``fdatasync`` and ``msync``: on a file of the host's
+disk each is a device flush, which costs the host I/O and whose timing another run can read).
 
 A few calls are allowed only with safe arguments: a file created through ``open``/``openat``/
 ``creat`` must not be executable; ``ioctl`` only asks whether a descriptor is a terminal or sets
@@ -28,7 +29,7 @@ between sandboxes); ``exit``/``exit_group`` take a status under 128 (from 128 on
 report of a death by a signal could be forged); ``prlimit64`` only reads the calling process's
 limits (they are set before bubblewrap starts; a program that lowered its RLIMIT_CPU would be
 killed early and read as ``cpu_limit``); ``madvise`` takes only advice about the process's own
-memory (``MADVICE``); ``renameat2`` only ``RENAME_NOREPLACE`` (a whiteout is a device node). A
+memory (``MADVICE``); ``mmap`` neither locks pages nor takes huge ones (``MMAP_REFUSED_FLAGS``); ``renameat2`` only ``RENAME_NOREPLACE`` (a whiteout is a device node). A
 call through another ABI kills the process (32-bit) or fails (x32).
 """
 
@@ -66,7 +67,6 @@ X86_64 = {
     "select": 23,
     "sched_yield": 24,
     "mremap": 25,
-    "msync": 26,
     "madvise": 28,
     "dup": 32,
     "dup2": 33,
@@ -80,8 +80,6 @@ X86_64 = {
     "wait4": 61,
     "uname": 63,
     "fcntl": 72,
-    "fsync": 74,
-    "fdatasync": 75,
     "truncate": 76,
     "ftruncate": 77,
     "getdents": 78,
@@ -210,6 +208,7 @@ CHECKED = (
     "fcntl",
     "futex",
     "madvise",
+    "mmap",
     "prlimit64",
     "renameat2",
     "exit",
@@ -239,6 +238,9 @@ FUTEX_PRIVATE_FLAG = 128
 #: or the rest: together with mincore (refused), that is how one run writes to and reads the page
 #: cache of the files every run shares
 MADVICE = (0, 1, 2, 4, 8, 14, 15, 16, 17)
+#: MAP_LOCKED and MAP_HUGETLB: memory taken from what the host keeps for everyone (locked pages,
+#: the huge page pool), and whether it can be had tells one run what another holds
+MMAP_REFUSED_FLAGS = 0x2000 | 0x40000
 #: renameat2 may only refuse to replace (RENAME_NOREPLACE); RENAME_WHITEOUT leaves a character
 #: device at the old name (a device node, which mknod may not make); nothing needs RENAME_EXCHANGE
 RENAME_NOREPLACE = 1
@@ -351,6 +353,9 @@ def build_filter(machine: str | None = None) -> bytes:
     program.label("futex")  # the operation is a 32-bit int
     program.load(_arg(1))
     program.jump(JSET, FUTEX_PRIVATE_FLAG, "allow", "deny")
+    program.label("mmap")  # the flags are a 32-bit int
+    program.load(_arg(3))
+    program.jump(JSET, MMAP_REFUSED_FLAGS, "deny", "allow")
     program.label("madvise")  # the advice is a 32-bit int
     program.load(_arg(2))
     for advice in MADVICE:
