@@ -140,6 +140,8 @@ ScoreSummary = TypedDict(
         "images_as_text": int,
         "fallbacks": int,
         "budget_retries": int,
+        #: pages read only in part under a method's character budget (docqa.core.trace.pages_cut)
+        "pages_cut": int,
         "agent": AgentMeasures,
         "intervals": dict[str, Interval],
         "skipped": Skipped,

@@ -8,6 +8,7 @@ from docqa.backends.client import ModelClient
 from docqa.core.prediction import Usage
 from docqa.methods.base import DocumentEnv, ReadingOptions
 from docqa.methods.baseline_prompts import generation, resolve_style, text_request
+from docqa.methods.page_passages import PageTexts
 
 
 async def read_pages(
@@ -18,10 +19,12 @@ async def read_pages(
     options: ReadingOptions,
 ) -> tuple[str, dict[str, Any], Usage]:
     """Answer ``question`` from the OCR text of ``pages`` (0-based, in the given order), as
-    ``options`` say: the page text read, new tokens, prompt style
+    ``options`` say: the page text read (a page longer than ``max_chars_per_page``: its
+    passages that bear on the question, :mod:`docqa.methods.page_passages`; the step's
+    ``text_cut`` names what was left out), new tokens, prompt style
     (:mod:`docqa.methods.baseline_prompts`) and temperature."""
-    cut = options.max_chars_per_page
-    texts = [(env.page_label(page), env.page_texts[page][:cut]) for page in pages]
+    read = PageTexts(question, options.max_chars_per_page)
+    texts = [(env.page_label(page), read.read(page, env.page_texts[page])) for page in pages]
     style = resolve_style(options.prompt, client)
     max_new_tokens, temperature = options.max_new_tokens, options.temperature
     gen = generation(style, max_new_tokens, temperature, None)
@@ -35,6 +38,7 @@ async def read_pages(
         "max_new_tokens": max_new_tokens,
         "temperature": temperature,
         "prompt_chars": len(request.messages[0].text),
+        **read.trace(),
         "output": completion.text,
     }
     return answer, step, completion.usage
