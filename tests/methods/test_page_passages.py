@@ -143,7 +143,8 @@ def test_vanilla_image_rag_and_mdocagent_read_and_trace_the_passages_too(
     register: DocumentEnv,
 ) -> None:
     """The text-only reading of page images (vanilla, image_rag) and MDocAgent's page texts go
-    through the same passages; a budget that the whole page fits leaves no trace of a cut."""
+    through the same passages; a model that sees the images, or a budget that the whole page
+    fits, leaves no trace of a cut."""
     cases = [
         ({"type": "vanilla"}, [" 157\n"]),
         ({"type": "image_rag", "retriever": "bm25", "top_k": 1}, [" 157\n"]),
@@ -159,6 +160,9 @@ def test_vanilla_image_rag_and_mdocagent_read_and_trace_the_passages_too(
         cut = [step for step in prediction.trace if "text_cut" in step]
         assert cut, options["type"]
         assert 1 in {c["page"] for step in cut for c in step["text_cut"]}
+    sees = ScriptedReplies([" 157\n"], sees_images=True)  # reads the images, not their text
+    prediction = run(create_method({"type": "vanilla"}), register, sees, DIED)
+    assert pages_cut(prediction.trace) == 0
     whole = ScriptedReplies([" 157\n"])
     prediction = run(create_method({"type": "oracle_pages", "max_chars_per_page": 10**5}),
                      register, whole, DIED)  # fmt: skip

@@ -44,5 +44,6 @@ class ImageRAG(TopKMethod):
             (f"### Page {env.page_label(page)}", page_part(env, page, texts)) for page in ranked
         ]
         answer, usage, output, read = await ask(models.main, question.question, shown, self.options)
-        read = {"step": "read", "pages": ranked, **read, **texts.trace(), "output": output}
+        cut = texts.trace(usage.images_as_text > 0)
+        read = {"step": "read", "pages": ranked, **read, **cut, "output": output}
         return Prediction(question.question_id, answer, ranked, as_trace([retrieve, read]), usage)

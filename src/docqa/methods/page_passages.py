@@ -102,9 +102,13 @@ class PageTexts:
             self.cuts[page] = fit.record(page)
         return fit.text
 
-    def trace(self) -> dict[str, Any]:
-        """``{"text_cut": [...]}`` for the trace step, by page; ``{}`` when no page was cut."""
-        return {"text_cut": [self.cuts[p] for p in sorted(self.cuts)]} if self.cuts else {}
+    def trace(self, read_as_text: bool = True) -> dict[str, Any]:
+        """``{"text_cut": [...]}`` for the trace step, by page; ``{}`` when no page was cut, or
+        when the texts went with page images to a model that saw the images instead
+        (``read_as_text`` false: its usage counted no image read as text)."""
+        if not self.cuts or not read_as_text:
+            return {}
+        return {"text_cut": [self.cuts[p] for p in sorted(self.cuts)]}
 
 
 def _windows(text: str, size: int) -> list[tuple[int, int]]:

@@ -159,7 +159,7 @@ class Vanilla(Method):
             "pages": shown_pages,
             "images": [part.image for _, part in shown],
             "pages_truncated": truncated,
-            **texts.trace(),
+            **texts.trace(usage.images_as_text > 0),
             "output": output,
         }
         return Prediction(
