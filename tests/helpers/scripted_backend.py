@@ -48,6 +48,8 @@ class ScriptedBackend(Backend):
             self.requests.append(request)
             tokens_in, tokens_out = self.tokens
             usage = Usage(calls=1, tokens_in=tokens_in, tokens_out=tokens_out)
+            if not self.sees_images:  # as the text-only backends count it
+                usage.images_as_text = len(request.images)
             completions.append(Completion(self.reply(request), usage))
         return completions
 

@@ -17,11 +17,14 @@ QUESTIONS = [
     q("q4", "3", "Int", [4], "table", ["Table"]),
     q("q5", "Not answerable", "None", [], "text", []),
 ]
+CUT = {"page": 3, "chars": 9000, "read": [[0, 1400]], "left_out": 7600}
+CUT_STEPS = [{"step": "read", "text_cut": [CUT, {**CUT, "page": 6}]}, {"text_cut": [CUT]}]
 PREDICTIONS = [
     p("q1", "The revenue was 17,000.", [0, 5]),  # num 1; recall 1/2, precision 1/2
     # num 0 (25 is not 25%); recall 1, prec 1; pages left out and sent smaller (vanilla)
     {**p("q2", "25", [2]), "pages_truncated": 2, "pages_downscaled": 3},
-    p("q3", "The revenue grew quickly", [3], calls=2),  # f1 0.8
+    # f1 0.8; two steps read page 3 only in part, one of them page 6 too: 2 pages cut
+    {**p("q3", "The revenue grew quickly", [3], calls=2), "trace": CUT_STEPS},
     # q4 has no prediction: num 0, recall 0
     p("q5", "", [1], error="backend timed out"),  # would be wrong anyway; f1 0, error
 ]
@@ -85,6 +88,7 @@ def test_summary_by_hand(run: tuple[Path, Path]) -> None:
         # every question has a gold answer; q5 has no evidence pages
         "skipped": {"answer": 0, "pages": 1},
         "scorer": {},
+        "pages_cut": 2,
     }
     assert set(intervals) == {
         "overall",

@@ -142,6 +142,8 @@ ScoreSummary = TypedDict(
         "budget_retries": int,
         "pages_truncated": int,
         "pages_downscaled": int,
+        #: pages read only in part under a method's character budget (docqa.core.trace.pages_cut)
+        "pages_cut": int,
         "agent": AgentMeasures,
         "intervals": dict[str, Interval],
         "skipped": Skipped,

@@ -5,8 +5,10 @@ Steps vary by method; each is a JSON object named by ``step`` (and/or ``agent`` 
 (:mod:`docqa.report.traces`) shows ``calls``, ``input``, ``output``, ``pages``, ``images``,
 ``usage`` and ``fallbacks`` by their own widgets and any other key as a field; the infer stage
 opens a question over several documents with a ``documents`` step (:class:`TraceDocument` per
-document); an agentic method (DocPilot) ends with a ``summary`` step whose measures the score
-stage averages (:func:`docqa.stages.score.agent_measures`) and the training filters read.
+document); a step that read pages only in part under a character budget lists them in
+``text_cut`` (:class:`TextCut`), which the score stage counts (:func:`pages_cut`); an agentic
+method (DocPilot) ends with a ``summary`` step whose measures the score stage averages
+(:func:`docqa.stages.score.agent_measures`) and the training filters read.
 """
 
 from __future__ import annotations
@@ -52,6 +54,18 @@ class ModelCall(TypedDict):
     truncated_tokens: NotRequired[int]
 
 
+class TextCut(TypedDict):
+    """A page whose text a step read only in part, under a method's character budget
+    (:mod:`docqa.methods.page_passages`): its length, the spans read, the characters left out."""
+
+    #: 0-based page, as in ``pages``
+    page: int
+    chars: int
+    #: [start, end) character spans of the page's text that the step read, in page order
+    read: list[list[int]]
+    left_out: int
+
+
 class TraceStep(TypedDict, total=False):
     """One step of a trace; every key is optional, a method adds its own."""
 
@@ -70,6 +84,8 @@ class TraceStep(TypedDict, total=False):
     calls: list[ModelCall]
     #: the defined fallbacks the step's replies took
     fallbacks: list[str]
+    #: the pages whose text the step read only in part (absent when it read every page whole)
+    text_cut: list[TextCut]
     # the ``documents`` step
     documents: list[TraceDocument]
     missing: list[str]
@@ -81,6 +97,12 @@ class TraceStep(TypedDict, total=False):
     evidence_recall: float | None
     recall_by_round: list[float]
     calls_per_action: dict[str, int]
+
+
+def pages_cut(trace: Iterable[Mapping[str, Any]]) -> int:
+    """How many pages a trace's steps read only in part (each page once, however many steps
+    cut it)."""
+    return len({cut["page"] for step in trace for cut in step.get("text_cut", ())})
 
 
 def as_trace(records: Iterable[Mapping[str, Any]]) -> list[TraceStep]:

@@ -21,6 +21,7 @@ from docqa.core.question import Question
 from docqa.core.trace import as_trace
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, ImageReadingOptions, Method, Models
+from docqa.methods.page_passages import PageTexts
 from docqa.methods.reading import read_pages
 from docqa.methods.vanilla import ask, page_part
 from docqa.runtime.spec import Field
@@ -47,10 +48,18 @@ class OraclePages(Method):
             )
             step["read"] = "text"
         else:
-            chars = self.options.max_chars_per_page
-            shown = [(f"### Page {env.page_label(p)}", page_part(env, p, chars)) for p in pages]
+            texts = PageTexts(question.question, self.options.max_chars_per_page)
+            shown = [(f"### Page {env.page_label(p)}", page_part(env, p, texts)) for p in pages]
             answer, usage, output, settings = await ask(
                 models.main, question.question, shown, self.options
             )
-            step = {"step": "read", "read": "images", "pages": pages, **settings, "output": output}
+            cut = texts.trace(usage.images_as_text > 0)
+            step = {
+                "step": "read",
+                "read": "images",
+                "pages": pages,
+                **settings,
+                **cut,
+                "output": output,
+            }
         return Prediction(question.question_id, answer, pages, as_trace([step]), usage)

@@ -9,6 +9,7 @@ from docqa.backends.client import ModelClient
 from docqa.core.prediction import Usage
 from docqa.methods.base import DocumentEnv, ReadingOptions
 from docqa.methods.baseline_prompts import generation, resolve_style, text_request
+from docqa.methods.page_passages import PageTexts
 
 
 async def read_pages(
@@ -19,10 +20,13 @@ async def read_pages(
     options: ReadingOptions,
 ) -> tuple[str, dict[str, Any], Usage]:
     """Answer ``question`` from the OCR text of ``pages`` (0-based, in the given order; a page
-    given twice is read twice), as ``options`` say: the page text read, new tokens, prompt style
-    (:mod:`docqa.methods.baseline_prompts`), its "Not answerable" escape and temperature."""
-    cut = options.max_chars_per_page
-    texts = [(env.page_label(page), env.page_texts[page][:cut]) for page in pages]
+    given twice is read twice), as ``options`` say: the page text read (a page longer than
+    ``max_chars_per_page``: its passages that bear on the question,
+    :mod:`docqa.methods.page_passages`; the step's ``text_cut`` names what was left out), new
+    tokens, prompt style (:mod:`docqa.methods.baseline_prompts`), its "Not answerable" escape
+    and temperature."""
+    read = PageTexts(question, options.max_chars_per_page)
+    texts = [(env.page_label(page), read.read(page, env.page_texts[page])) for page in pages]
     style = resolve_style(options.prompt, client)
     max_new_tokens, temperature = options.max_new_tokens, options.temperature
     gen = generation(style, max_new_tokens, temperature, None)
@@ -38,6 +42,7 @@ async def read_pages(
         "temperature": temperature,
         "not_answerable": options.not_answerable,
         "prompt_chars": len(request.messages[0].text),
+        **read.trace(),
         "output": completion.text,
         "calls": calls,
     }

@@ -19,8 +19,9 @@ budget still applies. Scaled pages and grids are written once to ``images_dir``,
 content of their pages and the settings, so every question and job reuses them.
 
 **Text-only models** (the embedded default) read each image as the OCR text of its pages,
-each headed by its page number; a page without OCR text reads as
-:data:`~docqa.methods.mdocagent.requests.NO_OCR_TEXT`.
+each headed by its page number (a page longer than ``max_chars_per_page``: its passages that
+bear on the question, :mod:`docqa.methods.page_passages`, listed in the step's ``text_cut``);
+a page without OCR text reads as :data:`~docqa.methods.mdocagent.requests.NO_OCR_TEXT`.
 
 **Prompt.** Option ``prompt`` (:mod:`docqa.methods.baseline_prompts`): ``auto`` follows the
 model (docqa's few-shot reading prompt for a base model, an instruction for a chat model);
@@ -65,6 +66,7 @@ from docqa.methods.base import DocumentEnv, ImageReadingOptions, Method, Models
 from docqa.methods.baseline_prompts import generation, image_request, resolve_style
 from docqa.methods.context_fit import PIXELS_PER_TOKEN, Fit, fit_images, reads_images
 from docqa.methods.mdocagent.requests import NO_OCR_TEXT
+from docqa.methods.page_passages import PageTexts
 from docqa.methods.prompts import format_pages
 from docqa.runtime.spec import Field
 
@@ -72,28 +74,19 @@ from docqa.runtime.spec import Field
 MAX_PAGES = 120
 
 
-def page_text(env: DocumentEnv, page: int, max_chars: int) -> str:
-    """The OCR text a text-only model reads for ``page``: cut to ``max_chars`` characters, or
-    :data:`NO_OCR_TEXT` when the page has none."""
-    text = env.page_texts[page][:max_chars]
+def page_text(env: DocumentEnv, page: int, texts: PageTexts) -> str:
+    """The OCR text a text-only model reads for ``page`` (within ``texts``' budget, which
+    records a cut), or :data:`NO_OCR_TEXT` when the page has none."""
+    text = texts.read(page, env.page_texts[page])
     return text if text.strip() else NO_OCR_TEXT
 
 
-def page_part(env: DocumentEnv, page: int, max_chars: int, image: Path | str | None = None) -> Part:
+def page_part(
+    env: DocumentEnv, page: int, texts: PageTexts, image: Path | str | None = None
+) -> Part:
     """Page ``page`` as an image part (``image``: a scaled copy of it, if given) carrying its
     OCR text for text-only models."""
-    return Part.of_image(str(image or env.pages[page].image), page_text(env, page, max_chars))
-
-
-def reading_request(
-    question: str, shown: Sequence[tuple[str, Part]], max_new_tokens: int
-) -> ChatRequest:
-    """The few-shot reading prompt with images: the instruction and worked examples of
-    :mod:`docqa.methods.prompts`, then each ``(heading, image part)``, then the question with
-    ``A:`` left open."""
-    return image_request(
-        "fewshot", question, shown, generation("fewshot", max_new_tokens, 0.0, None)
-    )
+    return Part.of_image(str(image or env.pages[page].image), page_text(env, page, texts))
 
 
 def ask_request(
@@ -182,7 +175,8 @@ class Vanilla(Method):
             ]
         )
         budget = options.max_pixels // len(runs) if options.max_pixels and runs else None
-        shown = [(self._heading(env, run), self._part(env, run, budget)) for run in runs]
+        texts = PageTexts(question.question, options.max_chars_per_page)
+        shown = [(self._heading(env, run), self._part(env, run, budget, texts)) for run in runs]
         client = models.main
         fit = self._fit(client, question.question, shown)
         runs, shown = runs[: fit.kept], shown[: fit.kept]
@@ -200,6 +194,7 @@ class Vanilla(Method):
             "images": [part.image for _, part in shown],
             "pages_truncated": truncated,
             "context_fit": {**fit.trace(), "pages_downscaled": downscaled},
+            **texts.trace(usage.images_as_text > 0),
             "output": output,
         }
         return Prediction(
@@ -230,19 +225,20 @@ class Vanilla(Method):
         first, last = env.page_label(run[0]), env.page_label(run[-1])
         return f"### Page {first}" if first == last else f"### Pages {first}-{last}"
 
-    def _part(self, env: DocumentEnv, run: Sequence[int], budget: int | None) -> Part:
+    def _part(
+        self, env: DocumentEnv, run: Sequence[int], budget: int | None, texts: PageTexts
+    ) -> Part:
         """One image of the request: a page as rendered, or a page scaled to ``budget``, or a
-        grid of pages; for text-only models, the OCR text of its pages."""
+        grid of pages; for text-only models, the OCR text of its pages (``texts``)."""
         pages = [env.pages[i] for i in run]
-        chars = self.options.max_chars_per_page
         if self.options.mode == "pages":
             page = pages[0]
             if budget is None or page.width * page.height <= budget:
-                return page_part(env, run[0], chars)
-            return page_part(env, run[0], chars, self._image(pages, 1, budget))
-        texts = [(env.page_label(i), page_text(env, i, chars)) for i in run]
+                return page_part(env, run[0], texts)
+            return page_part(env, run[0], texts, self._image(pages, 1, budget))
+        read = [(env.page_label(i), page_text(env, i, texts)) for i in run]
         return Part.of_image(
-            str(self._image(pages, self.options.grid_columns, budget)), format_pages(texts)
+            str(self._image(pages, self.options.grid_columns, budget)), format_pages(read)
         )
 
     def _image(self, pages: Sequence[Page], columns: int, budget: int | None) -> Path:

@@ -29,8 +29,9 @@ between sandboxes); ``exit``/``exit_group`` take a status under 128 (from 128 on
 report of a death by a signal could be forged); ``prlimit64`` only reads the calling process's
 limits (they are set before bubblewrap starts; a program that lowered its RLIMIT_CPU would be
 killed early and read as ``cpu_limit``); ``madvise`` takes only advice about the process's own
-memory (``MADVICE``); ``mmap`` neither locks pages nor takes huge ones (``MMAP_REFUSED_FLAGS``); ``renameat2`` only ``RENAME_NOREPLACE`` (a whiteout is a device node). A
-call through another ABI kills the process (32-bit) or fails (x32).
+memory (``MADVICE``); ``mmap`` neither locks pages nor takes huge ones
+(``MMAP_REFUSED_FLAGS``); ``renameat2`` only ``RENAME_NOREPLACE`` (a whiteout is a device
+node). A call through another ABI kills the process (32-bit) or fails (x32).
 """
 
 from __future__ import annotations

@@ -23,8 +23,10 @@ The file (:class:`docqa.core.scores.ScoreFile`): ``documents`` where questions a
 documents or the dataset says how they were given theirs (how many are over several; the
 dataset's ``documents`` and ``missing_documents`` settings), ``summary`` (counts, the metric's
 columns ``overall``/``num``/``f1``/``em``, the evidence-page scores ``page_*``, usage (calls,
-tokens, fallbacks, budget retries; no wall-clock times, so that a rerun writes the same bytes:
-the report reads those from the run's timings file, :func:`docqa.report.inputs.run_timings`),
+tokens, fallbacks, budget retries; ``pages_cut``: pages a method read only in part under a
+character budget, each question's counted once from its trace's ``text_cut``; no wall-clock
+times, so that a rerun writes the same bytes: the report reads those from the run's timings
+file, :func:`docqa.report.inputs.run_timings`),
 ``agent`` (:func:`agent_measures`: the means of the per-question measures an agentic method
 leaves as its trace's last step, if any), ``intervals`` of every score in it, and ``scorer``:
 what the model step ran with, its model's identity and prompt hash, and how many questions it
@@ -68,6 +70,7 @@ from docqa.core.scores import (
     ScoreSummary,
     Skipped,
 )
+from docqa.core.trace import pages_cut
 from docqa.metrics import METRICS, resolve_options, retrieval
 from docqa.metrics.aggregation import tag_values
 from docqa.metrics.base import Metric, Scores, scored_text
@@ -438,6 +441,8 @@ def _summary(
         # pages left out (page cap, context) and pages sent smaller to fit the context
         **{name: sum(getattr(p, name) for p in predictions) for name in PAGE_CUTS},
         "agent": agent_measures(predictions),
+        # pages a method read only in part under a character budget (their traces' text_cut)
+        "pages_cut": sum(pages_cut(p.trace) for p in predictions),
         "intervals": column_intervals,
     }
     return cast(ScoreSummary, summary)  # the metric's columns, named as it says

@@ -53,6 +53,7 @@ from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models, text_
 from docqa.methods.mdocagent import requests
 from docqa.methods.mdocagent.parsing import Parser, parse_answer, parse_clues
 from docqa.methods.mdocagent.prompts import PromptStyle, prompt_set
+from docqa.methods.page_passages import PageTexts
 from docqa.methods.partial import keeping_trace
 from docqa.runtime.spec import Field, refers_to
 
@@ -136,12 +137,12 @@ class MDocAgent(Method):
         image_pages = env.searcher(self.options.image_retriever).search(
             question, self.options.top_k
         )
-        run.retrieved("text", self.options.text_retriever, text_pages)
-        run.retrieved("image", self.options.image_retriever, image_pages)
+        read = PageTexts(question, self.options.max_chars_per_page)
         texts = [
-            requests.flatten_page_text(env.page_texts[page], self.options.max_chars_per_page)
-            for page in text_pages
+            read.read(page, requests.flatten_page_text(env.page_texts[page])) for page in text_pages
         ]
+        run.retrieved("text", self.options.text_retriever, text_pages, **read.trace())
+        run.retrieved("image", self.options.image_retriever, image_pages)
         images = [
             requests.page_image(run.image_path(page), env.page_texts[page]) for page in image_pages
         ]
@@ -225,9 +226,15 @@ class _Run:
     def image_path(self, page: int) -> str:
         return self.env.pages[page].image
 
-    def retrieved(self, modality: str, retriever: str, pages: list[int]) -> None:
+    def retrieved(self, modality: str, retriever: str, pages: list[int], **details: Any) -> None:
         self.trace.append(
-            {"step": "retrieve", "modality": modality, "retriever": retriever, "pages": pages}
+            {
+                "step": "retrieve",
+                "modality": modality,
+                "retriever": retriever,
+                "pages": pages,
+                **details,
+            }
         )
         self.pages.extend(page for page in pages if page not in self.pages)
 

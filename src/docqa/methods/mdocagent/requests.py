@@ -31,9 +31,9 @@ from docqa.methods.mdocagent.prompts import PAPER, PromptSet
 NO_OCR_TEXT = "(no text was found on this page)"
 
 
-def flatten_page_text(text: str, max_chars: int) -> str:
-    """A page's text on one line, cut to ``max_chars`` characters."""
-    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")[:max_chars]
+def flatten_page_text(text: str) -> str:
+    """A page's text on one line."""
+    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
 
 
 def page_image(path: str, ocr_text: str) -> Part:

@@ -22,6 +22,7 @@ from docqa.backends.client import ModelClient
 from docqa.backends.request import ChatRequest, Generation, Message, Part
 from docqa.methods.base import DocumentEnv
 from docqa.methods.mdocagent.requests import page_image
+from docqa.methods.page_passages import PageTexts
 from docqa.methods.slideagent import prompts
 from docqa.methods.slideagent.calls import CallLog, image_labels
 from docqa.methods.slideagent.knowledge import DescribedElement, Knowledge
@@ -86,20 +87,21 @@ async def _global_draft(
     env: DocumentEnv, client: ModelClient, settings: KnowledgeSettings, log: CallLog
 ) -> str:
     first = list(range(min(settings.global_pages, len(env.pages))))
+    read = _reader(settings)
     request = ChatRequest(
         (
             Message(
                 "user",
                 (
                     Part.of_text(prompts.GLOBAL),
-                    *(_page(env, page, settings) for page in first),
+                    *(_page(env, page, read) for page in first),
                     Part.of_text(prompts.GLOBAL_OPEN),
                 ),
             ),
         ),
         Generation(max_new_tokens=settings.knowledge_tokens, stop=prompts.END_OF_BLOCK),
     )
-    reply, step = await log.call("global", client, request, first)
+    reply, step = await log.call("global", client, request, first, **read.trace())
     if reply.strip():
         return reply.strip()
     log.fallback(step, ("empty_global",))
@@ -116,6 +118,7 @@ async def _page_chain(
     knowledge: list[str] = []
     for page in range(len(env.pages)):
         previous = knowledge[-1] if knowledge else "(none: this is the first page)"
+        read = _reader(settings)
         request = ChatRequest(
             (
                 Message(
@@ -126,14 +129,14 @@ async def _page_chain(
                             f"Previous page knowledge: {previous}\n"
                             f"Page {page + 1} of {len(env.pages)}:\n"
                         ),
-                        _page(env, page, settings),
+                        _page(env, page, read),
                         Part.of_text(prompts.PAGE_OPEN),
                     ),
                 ),
             ),
             Generation(max_new_tokens=settings.knowledge_tokens, stop=prompts.END_OF_BLOCK),
         )
-        reply, step = await log.call("page", client, request, [page])
+        reply, step = await log.call("page", client, request, [page], **read.trace())
         if not reply.strip():
             log.fallback(step, ("empty_page",))
         knowledge.append(reply.strip() or _ocr_head(env, [page], settings))
@@ -157,20 +160,23 @@ async def _describe_elements(
         f": {element.text.replace(chr(10), ' ')[:200] or '(no text)'}\n"
         for number, element in enumerate(layout, start=1)
     )
+    read = _reader(settings)
     request = ChatRequest(
         (
             Message(
                 "user",
                 (
                     Part.of_text(f"{prompts.ELEMENT}Global knowledge: {global_knowledge}\n"),
-                    _page(env, page, settings),
+                    _page(env, page, read),
                     Part.of_text(f"Elements of page {page + 1}:\n{listed}{prompts.ELEMENT_OPEN}"),
                 ),
             ),
         ),
         Generation(max_new_tokens=settings.element_tokens, stop=prompts.END_OF_BLOCK),
     )
-    reply, step = await log.call("element", client, request, [page], elements=len(layout))
+    reply, step = await log.call(
+        "element", client, request, [page], elements=len(layout), **read.trace()
+    )
     found = parse_descriptions(reply, len(layout))
     copied = [number for number, text in found.items() if text in prompts.ELEMENT_EXAMPLES]
     for number in copied:
@@ -216,8 +222,14 @@ def thousandths(
     )
 
 
-def _page(env: DocumentEnv, page: int, settings: KnowledgeSettings) -> Part:
-    return page_image(env.pages[page].image, env.page_texts[page][: settings.max_chars_per_page])
+def _reader(settings: KnowledgeSettings) -> PageTexts:
+    """The page texts of one knowledge call: the build knows no question, so a page longer
+    than ``max_chars_per_page`` is read from its start (its step's ``text_cut`` says so)."""
+    return PageTexts("", settings.max_chars_per_page)
+
+
+def _page(env: DocumentEnv, page: int, read: PageTexts) -> Part:
+    return page_image(env.pages[page].image, read.read(page, env.page_texts[page]))
 
 
 def _ocr_head(env: DocumentEnv, pages: list[int], settings: KnowledgeSettings) -> str:

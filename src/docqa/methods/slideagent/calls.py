@@ -51,6 +51,9 @@ class CallLog:
         step["output"] = completion.text
         step["calls"] = calls
         step["usage"] = completion.usage.to_dict()
+        if not completion.usage.images_as_text:
+            # the page texts went with the page images, which the model saw instead
+            step.pop("text_cut", None)
         return completion.text, step
 
     def fallback(self, step: dict[str, Any], names: tuple[str, ...]) -> None:

@@ -36,6 +36,7 @@ from docqa.core.trace import as_trace
 from docqa.methods import METHODS
 from docqa.methods.base import DocumentEnv, Method, MethodOptions, Models, WindowSearcher
 from docqa.methods.document_set import member_env
+from docqa.methods.page_passages import PageTexts
 from docqa.methods.partial import keeping_trace
 from docqa.methods.slideagent import prompts, requests
 from docqa.methods.slideagent.build import KnowledgeSettings, build_knowledge
@@ -235,6 +236,7 @@ class SlideAgent(Method):
         if level == "global":
             asked = requests.read_global(query, knowledge.global_knowledge, generation)
         elif level == "page":
+            read = PageTexts(query, self.options.max_chars_per_page)
             records = [env.pages[page] for page in pages]
             grid = None
             if self.grids_dir is not None and records:
@@ -244,11 +246,12 @@ class SlideAgent(Method):
                 query,
                 records,
                 [env.page_label(page) for page in pages],
-                [env.page_texts[page][: self.options.max_chars_per_page] for page in pages],
+                [read.read(page, env.page_texts[page]) for page in pages],
                 [knowledge.pages[page] for page in pages],
                 grid,
                 generation,
             )
+            details.update(read.trace())
             shown = pages
         else:
             labels = [env.page_label(page) for page in range(len(env.pages))]
