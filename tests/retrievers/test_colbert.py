@@ -149,3 +149,59 @@ def test_colbertv2_reads_a_whole_passage_not_the_checkpoints_180_tokens(
     assert load_file(tmp_path / "cut" / "vectors.safetensors")["lengths"].tolist() == [128]
     with pytest.raises(ValueError, match="doc_maxlen=512 but is loaded with doc_maxlen=128"):
         short.load(tmp_path / "whole")
+
+
+def test_colbertv2_encodes_a_long_query_whole_as_ragatouille_search(colbertv2: Path) -> None:
+    """colbertv2.0's artifact.metadata pads queries with [MASK] to 32 tokens and cuts longer
+    ones; MDocAgent searches through RAGatouille, which raises the length per query to
+    int(words * 1.35) (``_upgrade_searcher_maxlen``), so the whole question is encoded."""
+    retriever = create_retriever(configured_colbertv2(colbertv2))
+    encoder = retriever._encoder()
+    question = " ".join(["revenue north south hiring plan"] * 12)  # 60 words
+    tokens = len(encoder[0].tokenizer("[unused0] " + question)["input_ids"])
+    assert 32 < tokens <= int(60 * 1.35) == retriever.query_maxlen(question)
+    vectors = retriever._encode_query(question)
+    assert vectors.shape[0] == int(60 * 1.35)  # every token, then [MASK] up to the length
+    assert encoder.encode_query([question])[0].shape[0] == 32  # the checkpoint's: cut
+    # the encoder keeps the checkpoint's length for the next query
+    assert encoder[0].query_expansion["length"] == 32
+    short = "hiring plan"
+    assert retriever.query_maxlen(short) == 32
+    assert retriever._encode_query(short).shape[0] == 32  # [MASK]-expanded to 32, as before
+    assert retriever._encode_query(short).tolist() == encoder.encode_query([short])[0].tolist()
+    fixed = create_retriever(configured_colbertv2(colbertv2, query_length="checkpoint"))
+    assert fixed._encode_query(question).shape[0] == 32
+
+
+def test_passages_overlap_as_ragatouilles_splitter(
+    colbertv2: Path, document: list[IndexedPage], tmp_path: Path
+) -> None:
+    """RAGatouille overlaps its passages by 64 of 256 tokens; the paper config's 190-word
+    passages share 48 words, and the index records it (an index without overlap is not reused)."""
+    import json
+
+    from docqa.retrievers.chunks import page_chunks
+
+    options = configured_colbertv2(colbertv2)
+    size, overlap = options["chunk_words"], options["overlap_words"]
+    assert (size, overlap) == (190, 48)
+    words = [f"w{n}" for n in range(400)]
+    chunks = [chunk.split() for chunk in page_chunks(" ".join(words), size, overlap)]
+    assert [chunk[0] for chunk in chunks] == ["w0", "w142", "w284"]
+    assert chunks[0][-overlap:] == chunks[1][:overlap]
+    assert chunks[-1][-1] == "w399"
+    assert len(chunks[-1]) == 400 - 284
+    assert page_chunks(" ".join(words[:190]), size, overlap) == [" ".join(words[:190])]
+    assert page_chunks(" ".join(words), 190) == [
+        " ".join(words[start : start + 190]) for start in (0, 190, 380)
+    ]
+    retriever = create_retriever(options)
+    text = " ".join(["revenue north south hiring plan"] * 60)  # 300 words: 2 passages
+    retriever.build([IndexedPage(text, document[0].image)], tmp_path / "doc")
+    manifest = json.loads((tmp_path / "doc" / "pages.json").read_text())
+    assert manifest["passage_pages"] == [0, 0]
+    assert manifest["overlap_words"] == 48
+    with pytest.raises(ValueError, match="overlap_words"):
+        create_retriever({**options, "overlap_words": 0}).load(tmp_path / "doc")
+    with pytest.raises(ValueError, match="overlap_words=190 must be below chunk_words=190"):
+        create_retriever({**options, "overlap_words": 190})

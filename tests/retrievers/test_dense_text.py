@@ -111,3 +111,35 @@ def test_a_missing_model_folder_names_the_option(
     retriever = create_retriever({"type": "dense_text", "model": str(tmp_path / "nowhere")})
     with pytest.raises(FileNotFoundError, match="set `model:` to a local folder"):
         retriever.build(document, tmp_path / "doc")
+
+
+def test_queries_carry_the_task_instruction_and_passages_do_not(
+    document: list[IndexedPage], sentence_encoder: Path, tmp_path: Path
+) -> None:
+    """SFR-Embedding-Mistral's model card: 'Instruct: {task}\\nQuery: {query}' for a query,
+    the passage bare; the instruction is slideagent.yaml's SFR entry's."""
+    import yaml
+    from sentence_transformers import SentenceTransformer
+
+    config = Path(__file__).parents[2] / "config" / "experiments" / "slideagent.yaml"
+    sfr = yaml.safe_load(config.read_text())["retrievers"]["sfr_embedding"]
+    task = sfr["query_instruction"]
+    assert task == "Given a web search query, retrieve relevant passages that answer the query"
+    retriever = create_retriever(
+        {"type": "dense_text", "model": str(sentence_encoder), "query_instruction": task}
+    )
+    query = "revenue north"
+    assert retriever.query_text(query) == f"Instruct: {task}\nQuery: {query}"
+    retriever.build(document, tmp_path / "doc")
+    searcher = retriever.load(tmp_path / "doc")
+    encoder = SentenceTransformer(str(sentence_encoder), device="cpu")
+    instructed = encoder.encode(f"Instruct: {task}\nQuery: {query}", normalize_embeddings=True)
+    bare = encoder.encode(query, normalize_embeddings=True)
+    vector = searcher.encode_query(query)[0].tolist()
+    assert vector == pytest.approx(instructed.tolist(), abs=1e-5)
+    assert vector != pytest.approx(bare.tolist(), abs=1e-3)
+    # the passages are encoded as they are: the index is the one built without an instruction
+    plain = build({"model": str(sentence_encoder)}, document, tmp_path / "plain")
+    assert searcher.vectors.maxsim(searcher.encode_query(query)).tolist() == pytest.approx(
+        plain.vectors.maxsim(searcher.encode_query(query)).tolist(), abs=1e-5
+    )

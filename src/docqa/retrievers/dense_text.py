@@ -9,6 +9,11 @@ Query vectors are kept per retriever. The infer job hands :meth:`DenseTextRetrie
 all its questions before answering: encoded in batches, a query costs a fraction of a one-query
 forward pass on a CPU (benchmarks/retrieval.py), and a search then only ranks. Queries a method
 makes up on the way (sub-queries) are encoded when first searched.
+
+Instruction-tuned encoders (E5-Mistral, SFR-Embedding-Mistral) are trained with a task
+instruction before each query and none before a passage: option ``query_instruction`` encodes a
+query as ``Instruct: {query_instruction}\nQuery: {query}`` (their model cards' template), and
+passages bare.
 """
 
 from __future__ import annotations
@@ -50,6 +55,11 @@ class DenseTextOptions(RetrieverOptions):
     chunk_words: int = Field(
         150, ge=1, description="pages are encoded in chunks of this many words"
     )
+    query_instruction: str | None = Field(
+        None,
+        description="a task instruction: queries are encoded as 'Instruct: {instruction}\\n"
+        "Query: {query}', passages bare (E5-/SFR-Embedding-Mistral); null: queries bare",
+    )
 
 
 @RETRIEVERS.register(NAME, options=DenseTextOptions)
@@ -58,11 +68,18 @@ class DenseTextRetriever:
         self.options = options
         self._query_vectors: dict[str, torch.Tensor] = {}
 
+    def query_text(self, query: str) -> str:
+        """What the encoder reads for ``query``: with the task instruction, if one is set."""
+        if self.options.query_instruction is None:
+            return query
+        return f"Instruct: {self.options.query_instruction}\nQuery: {query}"
+
     def prepare_queries(self, queries: list[str]) -> None:
         """Encode the ``queries`` not seen yet, in batches, for the searches to come."""
         new = list(dict.fromkeys(q for q in queries if q not in self._query_vectors))
         if new:
-            self._query_vectors.update(zip(new, self.encode(new), strict=True))
+            vectors = self.encode([self.query_text(query) for query in new])
+            self._query_vectors.update(zip(new, vectors, strict=True))
 
     def query_vector(self, query: str) -> torch.Tensor:
         """The query's (1 x dim) vector, encoded now unless prepared."""
