@@ -12,6 +12,7 @@ language of its script, or recorded as unread with the package to install
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,20 +156,12 @@ def text_page(
     try:
         read = read_page(page.image, page.dpi, psm, lang, hint)
     except pytesseract.TesseractError as error:
-        return PageText(
-            page.index,
-            "",
+        return _unread_page(
+            page,
             reason,
-            failure=Failure(
-                stage=STAGE,
-                doc_id=page.doc_id,
-                path=page.image,
-                error=f"page {page.index} (0-based): "
-                + (f"{reason}, and " if reason and source != "ocr" else "")
-                + "tesseract could not read the page image: "
-                + " ".join(str(error.message).split()),
-                fix="the page image is missing or damaged: rerun the render stage for it",
-            ),
+            source,
+            "tesseract could not read the page image: " + " ".join(str(error.message).split()),
+            fix="the page image is missing or damaged: rerun the render stage for it",
         )
     if read.missing:
         return _unread_script(page, reason, source, lang, read)
@@ -182,20 +175,31 @@ def _unread_script(page: Page, reason: str, source: str, lang: str, read: OcrRea
     would be garbage that a model answers from) and a failure naming the package to install."""
     assert read.script is not None
     script = read.script
+    unread = _unread_page(
+        page,
+        reason,
+        source,
+        f"the page is in {script.name} script ({script.seen_in}), which no installed "
+        f"tesseract language reads ({' or '.join(script.languages)}): not read as {lang}",
+        fix=f"install {script.package()} (apt-get install {script.package()}) and run "
+        "the text stage again (delete the dataset's text folder), or set text.lang",
+    )
+    return dataclasses.replace(unread, script=script.name)
+
+
+def _unread_page(page: Page, reason: str, source: str, problem: str, fix: str) -> PageText:
+    """A page OCR did not read: no text, and the failure the text stage records for it."""
     return PageText(
         page.index,
         "",
         reason,
-        script=script.name,
         failure=Failure(
             stage=STAGE,
             doc_id=page.doc_id,
             path=page.image,
             error=f"page {page.index} (0-based): "
             + (f"{reason}, and " if reason and source != "ocr" else "")
-            + f"the page is in {script.name} script ({script.seen_in}), which no installed "
-            f"tesseract language reads ({' or '.join(script.languages)}): not read as {lang}",
-            fix=f"install {script.package()} (apt-get install {script.package()}) and run "
-            "the text stage again (delete the dataset's text folder), or set text.lang",
+            + problem,
+            fix=fix,
         ),
     )
