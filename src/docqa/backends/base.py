@@ -40,6 +40,10 @@ class ModelOptions(Options):
     threads: int | None = Field(
         None, ge=1, description="CPU threads of the job (null: the cores Snakemake gives it)"
     )
+    plumbing: bool = Field(
+        False,
+        description="a model meant to check the plumbing, not to answer well: docqa ask says so",
+    )
 
     @classmethod
     def of_entry(cls, entry: Mapping[str, Any]) -> Self:
