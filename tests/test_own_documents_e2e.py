@@ -46,6 +46,9 @@ def default_run_config(weights: Path) -> dict:
     config["experiments"] = [
         {"datasets": ["synthslides"], "methods": ["text_rag_top1"], "models": [TINY]}
     ]
+    # docqa ask answers with the model the run prepared (results/models/gemma3-270m), not
+    # with its own default (a second model to prepare)
+    config["ask"] = {"model": "gemma3-270m"}
     return config
 
 
@@ -203,6 +206,9 @@ def test_ask_answers_then_answers_again_from_the_cache(finished_run: Path) -> No
     lines = second.stdout.splitlines()
     assert lines[0].strip()
     assert "pages used:" in second.stdout
+    # which model answered, and that it is only meant to check the plumbing
+    assert "model: gemma3-270m (a plumbing-grade model" in second.stdout
+    assert "model gemma3-270m: prepared by the pipeline" in second.stderr
     assert "trace:" in second.stdout
     stages = json.loads((cache / "stages.json").read_text())
     assert set(stages) == {"render", "text", "index/bm25"}

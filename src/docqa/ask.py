@@ -21,10 +21,10 @@ as the DAG lays out ``results/`` (:class:`~docqa.workflow.layout.Layout`) for on
 second question about the same file skips every stage whose settings are unchanged, so it
 neither renders nor reads its text again. Each question is run under
 ``questions/<method>/<model>/<question hash>/``: ``questions.jsonl``, ``predictions.jsonl`` and
-``trace.html``. A model that is not prepared yet is prepared into ``results/models/<name>/``
-first, as the DAG's ``prepare_model`` rule does (the embedded default: about 2 minutes, once);
-``results/ask/models.json`` records what each was prepared from, so a changed entry (another
-``adapter``, say) is prepared again.
+``trace.html``. The model is prepared once per user and model identity, whatever folder this
+runs in (:mod:`docqa.ask_models`: ``$XDG_CACHE_HOME/docqa/models/<GGUF hash>/`` for the
+embedded ones; the default: about 1 to 2 minutes, once). The output names the model that
+answered, and says so when its entry marks it ``plumbing: true``.
 
 Several documents: one question over all of them (:mod:`docqa.methods.document_set`; each
 document is prepared in its own cache folder, and :mod:`docqa.ask_set` joins them for the
@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from docqa.ask_models import model_folder
 from docqa.ask_prepared import AskError, Prepared
 from docqa.core.document import Document, Page
 from docqa.core.jsonl import read_jsonl, write_jsonl
@@ -58,11 +59,10 @@ from docqa.core.prediction import Prediction
 from docqa.core.question import Question
 from docqa.datasets.fields import BadRow
 from docqa.workflow.config_check import ConfigError
-from docqa.workflow.layout import RESULTS, Layout, results_layout
+from docqa.workflow.layout import Layout, results_layout
 from docqa.workflow.loader import add_configfile_argument, load_config
 from docqa.workflow.pipeline import (
     indexed_retrievers,
-    model_source,
     model_threads,
     needs_knowledge,
     retriever_names,
@@ -73,11 +73,11 @@ from docqa.workflow.pipeline import (
 
 log = logging.getLogger("docqa.ask")
 
-#: what ask prepared each model from (models are shared by every results folder)
-MODELS_PREPARED = Path(RESULTS.shared) / "ask" / "models.json"
 #: the dataset name of a prepared document (or set) in its layout
 DATASET = "document"
 HASH_CHARS = 16
+#: said after the name of a model whose entry has ``plumbing: true``
+PLUMBING = " (a plumbing-grade model: it checks the pipeline, its answers are not to be trusted)"
 
 
 @dataclass
@@ -97,6 +97,9 @@ class Answered:
     cached: list[str] = field(default_factory=list)  # stages skipped as already done
     error: str = ""
     seconds: float = 0.0
+    model: str = ""  # the config's name of the model that answered
+    #: the model entry says it is meant to check the plumbing, not to answer well
+    plumbing: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -114,7 +117,9 @@ def register(commands: Any) -> None:
         "items", nargs="+", metavar="DOCUMENT... QUESTION", help="document(s), then the question"
     )
     parser.add_argument("--method", default="text_rag_top1", help="a method of the config")
-    parser.add_argument("--model", default=None, help="a model of the config (default: its first)")
+    parser.add_argument(
+        "--model", default=None, help="a model of the config (default: its ask.model)"
+    )
     add_configfile_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     parser.add_argument(
@@ -168,12 +173,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def pick(config: dict[str, Any], method: str, model: str | None) -> tuple[str, str]:
-    """The method and model names, checked against the config (model default: the first)."""
+    """The method and model names, checked against the config (model default: the config's
+    ``ask.model``, else its first model)."""
     if method not in config["methods"]:
         raise AskError(
             f"method {method!r} is not in the config; defined: {', '.join(config['methods'])}"
         )
-    model = model or next(iter(config["models"]))
+    model = model or config.get("ask", {}).get("model") or next(iter(config["models"]))
     if model not in config["models"]:
         raise AskError(
             f"model {model!r} is not in the config; defined: {', '.join(config['models'])}"
@@ -262,6 +268,8 @@ def answer(
         question,
         cache=files.root,
         cached=sorted({stage for one in prepared for stage in one.cached}),
+        model=model,
+        plumbing=bool(config["models"][model].get("plumbing", False)),
     )
     method_config = config["methods"][method]
     cores = os.cpu_count() or 1
@@ -442,34 +450,6 @@ def _knowledge(stages: _Stages, files: Layout, config: dict[str, Any], model: st
     stages.run(f"knowledge/{model}", settings, [out], work)
 
 
-def model_folder(name: str, entry: dict[str, Any]) -> Path:
-    """``results/models/<name>``, prepared as rule prepare_model prepares it when it is not
-    there or when the entry's preparation keys changed since ask prepared it (a folder the
-    DAG prepared is taken as it is)."""
-    from docqa.workflow.jobs import prepare_model
-
-    folder = Path(RESULTS.model(name))
-    source = model_source(entry)
-    prepared = _Stages(MODELS_PREPARED)
-    if (folder / "model.json").is_file():
-        prepared.done.setdefault(name, source)
-
-    def work() -> None:
-        log.info("model %s is not prepared yet: preparing it into %s (once)", name, folder)
-        partial = folder.with_name(folder.name + ".partial")
-        if partial.exists():
-            shutil.rmtree(partial)
-        started = time.monotonic()
-        prepare_model(name, entry, partial)
-        if folder.exists():
-            shutil.rmtree(folder)
-        os.replace(partial, folder)
-        log.info("model %s prepared in %.0f s", name, time.monotonic() - started)
-
-    prepared.run(name, source, [folder / "model.json"], work)
-    return folder
-
-
 def _cached_doc_id(documents: Path) -> str | None:
     if not documents.is_file():
         return None
@@ -506,7 +486,10 @@ def _text(answered: Answered) -> str:
         f"{Path(item['document']).name} p. {item['page']}" for item in answered.document_pages
     )
     pages = pages or "none"
+    model = answered.model
+    if answered.plumbing:
+        model += PLUMBING
     return (
         f"{answered.answer}\n  document: {answered.document}\n  pages used: {pages}\n"
-        f"  trace: {answered.trace}"
+        f"  model: {model}\n  trace: {answered.trace}"
     )

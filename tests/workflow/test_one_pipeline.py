@@ -83,13 +83,15 @@ def test_ask_prepares_a_model_with_an_adapter_as_a_model_of_its_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from docqa.ask import model_folder
+    from docqa.ask_models import models_cache
 
     config = with_student(tmp_path)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     base = json.loads((model_folder("base", config["models"]["base"]) / "model.json").read_text())
     student_dir = model_folder("student", config["models"]["student"])
     student = json.loads((student_dir / "model.json").read_text())
-    assert student_dir == Path("results/models/student")
+    assert student_dir.parent == models_cache() == tmp_path / "cache" / "docqa" / "models"
     assert student["adapter"]["path"] == config["models"]["student"]["adapter"]
     assert "adapter" not in base
     assert student["identity"] != base["identity"]  # the response cache keys on it
@@ -140,7 +142,7 @@ def test_a_prepare_key_changed_in_one_place_reaches_the_rule_and_ask(tmp_path: P
         capture_output=True,
         text=True,
         timeout=900,
-        env={**os.environ, "PYTHONPATH": str(src)},
+        env={**os.environ, "PYTHONPATH": str(src), "XDG_CACHE_HOME": str(tmp_path / "cache")},
     )
     assert result.returncode == 0, result.stderr[-3000:]
     by_ask = json.loads((asked / result.stdout.strip()).read_text())

@@ -46,6 +46,10 @@ class ModelOptions(Options):
         description="the model's context window in tokens, which vanilla fits its request "
         "into (null: vllm's max_model_len or the loaded model's positions; unknown for hosted)",
     )
+    plumbing: bool = Field(
+        False,
+        description="a model meant to check the plumbing, not to answer well: docqa ask says so",
+    )
 
     @classmethod
     def of_entry(cls, entry: Mapping[str, Any]) -> Self:

