@@ -177,6 +177,25 @@ def test_a_reasoning_api_model_gets_max_completion_tokens_and_no_temperature(
     assert "temperature" not in body
 
 
+def test_stop_strings_can_be_applied_to_the_reply_instead_of_sent(
+    server: tuple[ChatServer, str],
+) -> None:
+    """A model that refuses ``stop`` (GPT-5) or applies it to its thinking (a thinking model
+    behind vLLM) gets none; the reply is cut at the first stop string here."""
+    state, url = server
+    request = ChatRequest(
+        (Message.user("Revenue?"),), Generation(max_new_tokens=8, stop=(" Rev", "\n"))
+    )
+    plain = backend(url).generate([request])[0]
+    assert state.bodies[-1]["stop"] == [" Rev", "\n"]
+    assert plain.text == "echo: Revenue?"  # the test server does not stop
+    served = backend(url, stop_on_client=True)
+    cut = served.generate([request])[0]
+    assert "stop" not in state.bodies[-1]
+    assert cut.text == "echo:"
+    assert served.identity["stop_on_client"] is True
+
+
 def test_text_only_server_reads_pages_as_marked_ocr_text(
     server: tuple[ChatServer, str], tmp_path: Path
 ) -> None:

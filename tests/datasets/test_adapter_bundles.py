@@ -126,6 +126,8 @@ def test_docbench_folders(tmp_path: Path) -> None:
             "type": "unanswerable",
             "evidence": "",
         },
+        # DocBench's own type for an unanswerable question (its eval_result.ipynb)
+        {"question": "Who audited it?", "answer": "Not mentioned.", "type": "una"},
     ]
     for folder in ("0", "1", "10"):
         (tmp_path / folder).mkdir()
@@ -136,9 +138,9 @@ def test_docbench_folders(tmp_path: Path) -> None:
     (tmp_path / "1" / "1_qa.jsonl").write_text('{"question": "no answer here"}\n')
     (tmp_path / "2").mkdir()  # a folder without its questions file
     questions = docbench_questions(tmp_path, ConvertedOptions())
-    assert [q.question_id for q in questions] == ["0-1", "0-2", "10-1", "10-2"]
+    assert [q.question_id for q in questions] == ["0-1", "0-2", "0-3", "10-1", "10-2", "10-3"]
     assert questions[0].tags == {"type": "text-only", "evidence": "Revenue was 12 million."}
-    assert [q.answer_format for q in questions[:2]] == ["Str", "None"]
+    assert [q.answer_format for q in questions[:3]] == ["Str", "None", "None"]
 
     out = tmp_path / "data"
     prepare("docbench", out, {"root": str(tmp_path)})

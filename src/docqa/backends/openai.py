@@ -38,7 +38,7 @@ from docqa.backends.chat_format import openai_messages
 from docqa.backends.errors import InfrastructureError
 from docqa.backends.pixels import check_pages
 from docqa.backends.preparation import read_model_card
-from docqa.backends.request import ChatRequest
+from docqa.backends.request import ChatRequest, cut_at_stop
 from docqa.core.prediction import Usage
 from docqa.runtime.spec import Field
 
@@ -90,6 +90,12 @@ class OpenAIOptions(ModelOptions):
         "(OpenAI's reasoning models, GPT-5 and o-series, refuse max_tokens and any "
         "temperature but their default)",
     )
+    stop_on_client: bool = Field(
+        False,
+        description="true: a request's stop strings are not sent but cut from the reply here "
+        "(OpenAI's GPT-5 reasoning models refuse stop; vLLM applies it to a thinking model's "
+        "thinking)",
+    )
     prompt_format: Literal["raw", "chat"] | None = Field(
         None,
         description="how the served model reads prompts (docqa serve of a base model: raw); "
@@ -130,6 +136,8 @@ class OpenAICompatible(Backend):
             self._identity["reasoning_tokens"] = options.reasoning_tokens
         if options.reasoning_api:  # the request's temperature is not sent: another sampling
             self._identity["reasoning_api"] = True
+        if options.stop_on_client:  # the model writes past a stop string, which is cut here
+            self._identity["stop_on_client"] = True
         if options.prompt_format:
             self._identity["prompt_format"] = options.prompt_format
 
@@ -182,7 +190,7 @@ class OpenAICompatible(Backend):
         else:
             body["max_tokens"] = budget
             body["temperature"] = request.generation.temperature
-        if request.generation.stop:
+        if request.generation.stop and not options.stop_on_client:
             body["stop"] = list(request.generation.stop)
         if options.seed is not None:
             body["seed"] = options.seed
@@ -191,6 +199,8 @@ class OpenAICompatible(Backend):
         seconds = time.perf_counter() - started
         usage = reply.get("usage") or {}
         text = reply["choices"][0]["message"].get("content") or ""
+        if options.stop_on_client:
+            text = cut_at_stop(text, request.generation.stop)
         return Completion(
             text,
             Usage(

@@ -127,3 +127,13 @@ def file_sha256(path: str) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def cut_at_stop(text: str, stops: tuple[str, ...]) -> str:
+    """``text`` up to (not including) the earliest stop string in it."""
+    end = len(text)
+    for stop in stops:
+        position = text.find(stop)
+        if position != -1:
+            end = min(end, position)
+    return text[:end]

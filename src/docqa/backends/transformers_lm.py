@@ -25,7 +25,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, StoppingCriteria, StoppingCriteriaList
 
 from docqa.backends.base import Backend, Completion
-from docqa.backends.request import ChatRequest
+from docqa.backends.request import ChatRequest, cut_at_stop
 from docqa.core.prediction import Usage
 
 PROMPT_FORMATS = ("raw", "chat")
@@ -283,12 +283,3 @@ def generated_count(
             return position + 1
     return count
 
-
-def cut_at_stop(text: str, stops: tuple[str, ...]) -> str:
-    """``text`` up to (not including) the earliest stop string in it."""
-    end = len(text)
-    for stop in stops:
-        position = text.find(stop)
-        if position != -1:
-            end = min(end, position)
-    return text[:end]

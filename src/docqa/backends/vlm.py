@@ -39,8 +39,8 @@ from docqa.backends.errors import InfrastructureError
 from docqa.backends.loading import load_errors, load_pretrained
 from docqa.backends.model_families import family_of, image_token_id
 from docqa.backends.pixels import check_pages, open_page
-from docqa.backends.request import ChatRequest
-from docqa.backends.transformers_lm import StopCriteria, cut_at_stop, generated_count
+from docqa.backends.request import ChatRequest, cut_at_stop
+from docqa.backends.transformers_lm import StopCriteria, generated_count
 from docqa.core.prediction import Usage
 
 if TYPE_CHECKING:  # the spec's module registers this backend and imports this one lazily

@@ -46,6 +46,13 @@ def load_questions(root: Path, options: ConvertedOptions | None = None) -> list[
     return read(root, options or ConvertedOptions()).questions
 
 
+def is_unanswerable(kind: str) -> bool:
+    """DocBench's type of an unanswerable question: ``una`` in its data and evaluation notebook
+    (``eval_result.ipynb``), spelled out elsewhere."""
+    kind = kind.strip().lower()
+    return kind == "una" or "unanswerable" in kind
+
+
 def to_question(row: dict[str, Any], folder: str, number: int) -> Question:
     kind = str(row.get("type") or "")
     tags: dict[str, str | list[str]] = {"type": kind}
@@ -56,7 +63,7 @@ def to_question(row: dict[str, Any], folder: str, number: int) -> Question:
         doc_id=folder,
         question=text(row, "question"),
         answer=answer_text(required(row, "answer")),
-        answer_format="None" if "unanswerable" in kind.lower() else "Str",
+        answer_format="None" if is_unanswerable(kind) else "Str",
         tags=tags,
         original=plain(row),
     )

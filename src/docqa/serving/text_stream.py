@@ -8,13 +8,9 @@ waits). The deltas joined are the non-streamed reply's text.
 
 from __future__ import annotations
 
+from docqa.backends.request import cut_at_stop
+
 REPLACEMENT = "\ufffd"
-
-
-def cut_at_stop(text: str, stops: tuple[str, ...]) -> tuple[str, bool]:
-    """``text`` up to its earliest stop string, and whether one was found."""
-    positions = [p for p in (text.find(stop) for stop in stops) if p != -1]
-    return (text[: min(positions)], True) if positions else (text, False)
 
 
 class TextStream:
@@ -28,7 +24,8 @@ class TextStream:
     def update(self, text: str) -> tuple[str, bool]:
         """The new delta of ``text`` (the whole decoded text so far), and whether a stop
         string ended it."""
-        cut, stopped = cut_at_stop(text, self.stops)
+        cut = cut_at_stop(text, self.stops)
+        stopped = len(cut) < len(text)
         end = len(cut) if stopped else max(len(text) - self.hold, 0)
         while not stopped and end > self.sent and text[end - 1] == REPLACEMENT:
             end -= 1
@@ -36,7 +33,7 @@ class TextStream:
 
     def finish(self, text: str) -> tuple[str, str]:
         """The last delta and the whole final text (cut at its first stop string)."""
-        cut, _ = cut_at_stop(text, self.stops)
+        cut = cut_at_stop(text, self.stops)
         return self._take(cut, len(cut)), cut
 
     def _take(self, text: str, end: int) -> str:
