@@ -282,4 +282,3 @@ def generated_count(
         if token in eos_ids:
             return position + 1
     return count
-
