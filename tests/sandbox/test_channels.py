@@ -5,7 +5,7 @@ moving them before bubblewrap kept them) fails on the sandbox as it was before (
 two box tests need the box mounted ``noexec`` by the launcher of ``isolation.py``.
 
 Programs run with ``guard=False`` (what a program that cleared the audit hook meets: the kernel
-alone) or through ``native`` (raw system calls through ctypes, see ``test_audit.py``)."""
+alone) or through ``native`` (raw system calls through ctypes, ``helpers.sandbox_programs``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import resource
 import struct
 
 import pytest
-from test_audit import native, run
+from helpers.sandbox_programs import native, run
 
 from docqa.sandbox import SandboxLimits, machine
 from docqa.sandbox.isolation import elf_interpreter
