@@ -3,7 +3,8 @@
 It is a base model, so it reads raw few-shot prompts; it is text-only, so methods give it the
 pages' OCR text. The folder comes from ``docqa.backends.preparation.prepare_model``
 (GGUF de-quantized to a float32 transformers folder); the config's ``dtype`` picks the compute
-dtype and ``threads`` (the Snakemake job's threads) torch's CPU threads.
+dtype and ``threads`` (the Snakemake job's threads, one unless the entry says otherwise) torch's
+CPU threads.
 """
 
 from __future__ import annotations
@@ -21,6 +22,13 @@ if TYPE_CHECKING:
 
 
 class EmbeddedOptions(ModelOptions):
+    threads: int | None = Field(
+        1,
+        ge=1,
+        description="CPU threads of the job: one, so that Snakemake runs --cores infer jobs side "
+        "by side (a second thread gains this small model little and costs it several times "
+        "over when the core is busy; benchmarks/embedded_throughput.py)",
+    )
     max_batch_size: int = Field(8, ge=1, description="requests answered in one batch")
     prompt_format: Literal["raw", "chat"] = Field(
         "raw", description="raw: few-shot text (a base model); chat: the chat template"
