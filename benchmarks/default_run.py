@@ -39,9 +39,10 @@ FINISHED = re.compile(r"^Finished jobid: (\d+) \(Rule: (\w+)\)$")
 
 
 def rule_stages(rules: Path) -> dict[str, str]:
-    """Rule name → stage, the stem of the rule file that declares it."""
+    """Rule name → stage, the stem of the rule file that declares it (``Snakefile`` for the
+    target rule ``all``)."""
     stages = {}
-    for path in sorted(rules.glob("*.smk")):
+    for path in sorted([*rules.glob("*.smk"), rules.parent / "Snakefile"]):
         text = path.read_text()
         for name in re.findall(r"^rule (\w+):", text, flags=re.MULTILINE):
             stages[name] = path.stem

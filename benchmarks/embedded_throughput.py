@@ -9,20 +9,24 @@ the real run sends. It needs the data, render, text and index stages' files unde
 ``--results`` (``make reproduce`` or ``snakemake --cores 2`` up to the index makes them) and the
 prepared model (``--model-dir``).
 
-Variants, each loaded once before any clock starts and run interleaved round by round:
+Variants, each loaded once before any clock starts and run interleaved, method by method
+(``--rounds`` repeats them, the order rotating):
 
-- ``today``: batches of ``max_batch_size`` (8) in question order, as the infer job's client
-  forms them (every row left-padded to the longest);
-- ``sorted``: the same batches, grouped by prompt length;
-- ``single``: one question at a time;
-- ``prefix``: one at a time, reusing the KV cache of the prompt head the questions share
-  (the backend's default since this benchmark);
-- ``prefix-bf16``: as ``prefix``, bfloat16 weights (numerics change: answers may differ).
+- ``today``: 2 torch threads (a job's threads before issue 30, ``--cores 2``), batches of
+  ``max_batch_size`` (8) in question order, as the infer job's client forms them (every row
+  left-padded to the longest);
+- ``1-thread``: the same on one thread (the embedded backend's default since issue 30);
+- ``1-thread-sorted``: batches grouped by prompt length;
+- ``1-thread-single``: one question at a time;
+- ``1-thread-prefix``: one at a time, each reusing the KV cache of the prompt head it shares
+  with the questions before it, as vLLM's automatic prefix caching does (:class:`PrefixReuseLM`);
+- ``1-thread-bf16``: bfloat16 weights (numerics change: answers may differ).
 
 transformers' ``generate`` already computes the prefill's logits for the last position only
 (``logits_to_keep=1``), so that is no variant. The ceiling: torch matmul GFLOP/s at the model's
 shapes (a prefill's ``tokens × hidden`` times the MLP's ``hidden × intermediate``), fp32 and
-bf16, measured in the same run. Each variant's answers are compared with ``today``'s.
+bf16, on 1 and 2 threads, measured in the same run; a variant's fraction is of the ceiling at
+its own dtype and threads. Each variant's answers are compared with ``today``'s.
 
     PYTHONPATH=src python benchmarks/embedded_throughput.py [--results results]
         [--model-dir results/models/gemma3-270m] [--questions 8] [--rounds 1]
@@ -337,6 +341,12 @@ def main() -> None:
                 "gflops": round(flops * count / wall / 1e9, 1),
                 "fraction_of_ceiling": round(flops * count / wall / 1e9 / peak, 3),
                 "answers_equal_today": answers[(method, name)] == answers[(method, "today")],
+                "answers_differing": sum(
+                    a != b
+                    for a, b in zip(
+                        answers[(method, name)], answers[(method, "today")], strict=True
+                    )
+                ),
                 "wall_s_runs": [round(r["wall_s"], 2) for r in runs],
             }
         )
@@ -348,13 +358,13 @@ def main() -> None:
         )
     print(
         f"{'method':14} {'variant':16} {'s/q':>6} {'q/s':>6} {'x today':>7} {'GFLOP/s':>8} "
-        f"{'of ceil':>7} same"
+        f"{'of ceil':>7} same answers"
     )
     for row in rows:
         print(
             f"{row['method']:14} {row['variant']:16} {row['seconds_per_question']:>6.2f} "
             f"{row['questions_per_s']:>6.3f} {row['speedup_vs_today']:>7.2f} {row['gflops']:>8.1f} "
-            f"{row['fraction_of_ceiling']:>7.3f} {row['answers_equal_today']}"
+            f"{row['fraction_of_ceiling']:>7.3f} {row['questions'] - row['answers_differing']}"
         )
     report = {
         "benchmark": "embedded_throughput",
