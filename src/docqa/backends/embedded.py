@@ -25,9 +25,9 @@ class EmbeddedOptions(ModelOptions):
     threads: int | None = Field(
         1,
         ge=1,
-        description="CPU threads of the job: one, so that Snakemake runs --cores infer jobs side "
-        "by side (a second thread gains this small model little and costs it several times "
-        "over when the core is busy; benchmarks/embedded_throughput.py)",
+        description="CPU threads of the job: one, so that --cores N runs N infer jobs side by "
+        "side (two threads of one job wait for each other at every step, several times slower "
+        "when the other core is busy: docs/benchmarks.md)",
     )
     max_batch_size: int = Field(8, ge=1, description="requests answered in one batch")
     prompt_format: Literal["raw", "chat"] = Field(
