@@ -107,12 +107,13 @@ def record_prompts(results: Path, method: str, count: int) -> list[ChatRequest]:
     instance = create_method(config["methods"][method])
     store.prepare_queries(instance.retrievers, [question.question for question in questions])
     recorder = Recorder()
+    failures = results / "pages" / DATASET / "failures.jsonl"
 
     async def ask_all() -> None:
         client = ModelClient(recorder)
         models = Models(client, {})
         for question in questions:  # in order: one request each
-            await answer_question(question, instance, store, models, results / "failures.jsonl")
+            await answer_question(question, instance, store, models, failures)
         await client.close()
 
     asyncio.run(ask_all())
