@@ -63,8 +63,8 @@ def model_prepare_inputs(wildcards):
 
 
 def model_threads(wildcards):
-    """A CPU model takes every core (one infer job at a time beats several sharing the cores);
-    a model entry's ``threads`` overrides it, e.g. for GPU models that need one core."""
+    """The job's threads: the model entry's ``threads``, else its backend's default (one for
+    the embedded model, whose jobs then run side by side), else every core."""
     return _model_threads(config["models"][wildcards.model], workflow.cores)
 
 

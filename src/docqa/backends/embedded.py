@@ -5,7 +5,7 @@ few-shot prompts; instruction-tuned ones read chat prompts (``prompt_format: cha
 text-only, so methods give them the pages' OCR text. The folder comes from
 ``docqa.backends.preparation.prepare_model`` (GGUF de-quantized to a float32 transformers
 folder); the config's ``dtype`` picks the compute dtype and ``threads`` (the Snakemake job's
-threads) torch's CPU threads.
+threads, one unless the entry says otherwise) torch's CPU threads.
 """
 
 from __future__ import annotations
@@ -31,6 +31,13 @@ PackagedName = Literal[
 class EmbeddedOptions(ModelOptions):
     gguf: PackagedName = prepare_field(
         "gemma3-270m-q4_k_m", "the packaged GGUF model (docs/models.md lists them)"
+    )
+    threads: int | None = Field(
+        1,
+        ge=1,
+        description="CPU threads of the job: one, so that --cores N runs N infer jobs side by "
+        "side (two threads of one job wait for each other at every step, several times slower "
+        "when the other core is busy: docs/benchmarks.md)",
     )
     max_batch_size: int = Field(8, ge=1, description="requests answered in one batch")
     prompt_format: Literal["raw", "chat"] = Field(

@@ -28,9 +28,11 @@ def model_source(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def model_threads(entry: dict[str, Any], cores: int) -> int:
-    """A CPU model takes every core (one job at a time beats several sharing the cores); a
-    model entry's ``threads`` overrides it, e.g. for GPU models that need one core."""
-    return int(entry.get("threads", cores))
+    """The threads of a job that loads the model: the entry's ``threads``, else its backend's
+    default (the embedded model's is one: its jobs run side by side), else every core."""
+    default = BACKENDS.options(entry["backend"]).model_fields["threads"].default
+    threads = entry.get("threads", default)
+    return int(threads if threads is not None else cores)
 
 
 def role_models(config: dict[str, Any]) -> dict[str, str]:
