@@ -33,15 +33,15 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from docqa.ask import DATASET, prepare
+from docqa.ask import infer_prepared, prepare
 from docqa.ask_models import model_folder
+from docqa.backends.gguf_packages import DEFAULT_GGUF
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.question import Question, documents_fields
 from docqa.metrics.slideagent import score
-from docqa.stages.infer import run_inference
 from docqa.workflow.jobs import model_spec
 from docqa.workflow.loader import load_config
-from docqa.workflow.pipeline import model_threads, retriever_names
+from docqa.workflow.pipeline import model_threads
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "tests" / "data" / "real_pdfs" / "questions-31.jsonl"
@@ -92,11 +92,9 @@ def run_one(
         "max_new_tokens": max_new_tokens,
     }
     spec = model_spec(entry, model_folder(model, entry), model_threads(entry, os.cpu_count() or 1))
-    retrievers = retriever_names(method_config)
     rows, seconds = [], 0.0
     for document, asked in _by_document(questions).items():
         one = prepared[document]
-        files = one.files
         run = work / f"{model}-{budget}-{one.doc_id}"
         write_jsonl(
             run / "questions.jsonl",
@@ -112,18 +110,13 @@ def run_one(
             ],
         )
         started = time.perf_counter()
-        run_inference(
+        infer_prepared(
+            one.files,
+            config,
+            method_config,
+            spec,
+            {},
             questions=run / "questions.jsonl",
-            documents=Path(files.documents(DATASET)),
-            pages=Path(files.pages(DATASET)),
-            overviews=Path(files.overviews(DATASET)),
-            elements=Path(files.elements(DATASET)),
-            index_dirs={name: Path(files.index_docs(DATASET, name)) for name in retrievers},
-            failures=Path(files.render_failures(DATASET)),
-            method_config=method_config,
-            retriever_configs={name: config["retrievers"][name] for name in retrievers},
-            model=spec,
-            role_models={},
             cache=run / "responses.sqlite",
             out=run / "predictions.jsonl",
         )
@@ -146,7 +139,7 @@ def run_one(
     right = sum(row["right"] for row in rows)
     return {
         "model": model,
-        "gguf": entry.get("gguf", "gemma3-270m-q4_k_m"),
+        "gguf": entry.get("gguf", DEFAULT_GGUF),
         "max_chars_per_page": budget,
         "questions": len(rows),
         "right": right,

@@ -53,6 +53,7 @@ from typing import Any
 
 from docqa.ask_models import model_folder
 from docqa.ask_prepared import AskError, Prepared
+from docqa.backends.model_spec import ModelSpec
 from docqa.core.document import Document, Page
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.prediction import Prediction
@@ -255,7 +256,6 @@ def answer(
     from docqa.ask_set import join_prepared
     from docqa.core.question import documents_fields
     from docqa.report.traces import render_trace_html
-    from docqa.stages.infer import run_inference
     from docqa.workflow.jobs import model_spec
 
     files = prepared[0].files
@@ -292,19 +292,13 @@ def answer(
     )
     write_jsonl(run_dir / "questions.jsonl", [asked.to_dict()])
     predictions = run_dir / "predictions.jsonl"
-    retrievers = retriever_names(method_config)
-    run_inference(
+    infer_prepared(
+        files,
+        config,
+        method_config,
+        specs[model],
+        {role: specs[name] for role, name in role_models(method_config).items()},
         questions=run_dir / "questions.jsonl",
-        documents=Path(files.documents(DATASET)),
-        pages=Path(files.pages(DATASET)),
-        overviews=Path(files.overviews(DATASET)),
-        elements=Path(files.elements(DATASET)),
-        index_dirs={name: Path(files.index_docs(DATASET, name)) for name in retrievers},
-        failures=Path(files.render_failures(DATASET)),
-        method_config=method_config,
-        retriever_configs={name: config["retrievers"][name] for name in retrievers},
-        model=specs[model],
-        role_models={role: specs[name] for role, name in role_models(method_config).items()},
         cache=Path(config["cache"]),
         out=predictions,
         knowledge=(
@@ -323,6 +317,41 @@ def answer(
     answered.trace = str(trace)
     answered.error = prediction.error
     return answered
+
+
+def infer_prepared(
+    files: Layout,
+    config: dict[str, Any],
+    method_config: dict[str, Any],
+    model: ModelSpec,
+    role_specs: dict[str, ModelSpec],
+    *,
+    questions: Path,
+    cache: Path,
+    out: Path,
+    knowledge: Path | None = None,
+) -> None:
+    """The infer stage over a prepared document (or set) laid out as ``files``: its pages, text
+    and the indexes of the method's retrievers."""
+    from docqa.stages.infer import run_inference
+
+    retrievers = retriever_names(method_config)
+    run_inference(
+        questions=questions,
+        documents=Path(files.documents(DATASET)),
+        pages=Path(files.pages(DATASET)),
+        overviews=Path(files.overviews(DATASET)),
+        elements=Path(files.elements(DATASET)),
+        index_dirs={name: Path(files.index_docs(DATASET, name)) for name in retrievers},
+        failures=Path(files.render_failures(DATASET)),
+        method_config=method_config,
+        retriever_configs={name: config["retrievers"][name] for name in retrievers},
+        model=model,
+        role_models=role_specs,
+        cache=cache,
+        out=out,
+        knowledge=knowledge,
+    )
 
 
 def content_hash(path: Path) -> str:

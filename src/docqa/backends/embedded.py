@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from docqa.backends import BACKENDS
 from docqa.backends.base import ModelOptions, prepare_field
+from docqa.backends.gguf_packages import DEFAULT_GGUF
 from docqa.backends.preparation import read_model_card
 from docqa.runtime.spec import Field
 
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
     from docqa.backends.transformers_lm import TransformersLM
 
 
-#: the packaged GGUF files an entry may name (docqa.backends.gguf_packages.GGUFS)
+#: the packaged GGUF files an entry may name (docqa.backends.gguf_packages.GGUFS; a test keeps
+#: them equal)
 PackagedName = Literal[
     "gemma3-270m-q4_k_m", "qwen2.5-coder-0.5b-instruct-q4_k_m", "smollm2-135m-instruct-q4_1"
 ]
@@ -30,7 +32,7 @@ PackagedName = Literal[
 
 class EmbeddedOptions(ModelOptions):
     gguf: PackagedName = prepare_field(
-        "gemma3-270m-q4_k_m", "the packaged GGUF model (docs/models.md lists them)"
+        DEFAULT_GGUF, "the packaged GGUF model (docs/models.md lists them)"
     )
     threads: int | None = Field(
         1,
