@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 SETUP_DONE := $(VENV)/.docqa-setup-done
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup reproduce test lint lock env-locks tesseract bubblewrap chromium graphviz dag docs-options clean-results
+.PHONY: setup reproduce test lint lock env-locks tesseract bubblewrap chromium slurm graphviz dag docs-options clean-results
 
 setup: $(SETUP_DONE) tesseract bubblewrap
 
@@ -40,6 +40,14 @@ chromium:
 		echo "installing chromium (apt)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; }
 
+# A one-node SLURM cluster that tests/test_slurm_e2e.py starts for profiles/slurm (no systemd
+# service is used). Where apt cannot install them, that test is skipped and says why.
+slurm:
+	@{ command -v slurmctld >/dev/null && command -v munged >/dev/null; } || { \
+		echo "installing slurm-wlm and munge (apt)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq slurm-wlm munge; } || \
+		echo "could not install slurm-wlm and munge: the SLURM cluster test will be skipped"
+
 # graphviz's dot draws the rule graph (make dag); nothing else needs it.
 graphviz:
 	@command -v dot >/dev/null || { \
@@ -63,7 +71,7 @@ docs-options: setup
 reproduce: setup
 	$(BIN)/snakemake --cores 8
 
-test: setup chromium
+test: setup chromium slurm
 	$(BIN)/python -m pytest
 
 # The habits every change keeps (also .pre-commit-config.yaml): ruff's rules and format (rules

@@ -20,6 +20,7 @@ container: config.get("container_image", "docqa.sif")
 
 
 include: "rules/common.smk"
+include: "rules/resources.smk"
 include: "rules/data.smk"
 include: "rules/render.smk"
 include: "rules/text.smk"

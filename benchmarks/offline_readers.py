@@ -34,7 +34,6 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from docqa.ask import infer_prepared, prepare
-from docqa.ask_models import model_folder
 from docqa.backends.gguf_packages import DEFAULT_GGUF
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.question import Question, documents_fields
@@ -42,6 +41,7 @@ from docqa.metrics.slideagent import score
 from docqa.workflow.jobs import model_spec
 from docqa.workflow.loader import load_config
 from docqa.workflow.pipeline import model_threads
+from docqa.workflow.prepared_models import model_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "tests" / "data" / "real_pdfs" / "questions-31.jsonl"

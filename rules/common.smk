@@ -10,7 +10,6 @@ from docqa.workflow.snakefile import (
     SHARD,
     experiment_grid,
     model_source as _model_source,
-    model_threads as _model_threads,
     needs_knowledge,
     quantization_groups,
     report_command,
@@ -60,16 +59,6 @@ def model_prepare_inputs(wildcards):
     if adapter.startswith(RESULTS.training("")):
         inputs.append(str(Path(adapter).parent / "train.json"))  # the train job's own output
     return inputs
-
-
-def model_threads(wildcards):
-    """The job's threads: the model entry's ``threads``, else its backend's default (one for
-    the embedded model, whose jobs then run side by side), else every core."""
-    return _model_threads(config["models"][wildcards.model], workflow.cores)
-
-
-def model_gpus(wildcards):
-    return config["models"][wildcards.model].get("gpus", 0)
 
 
 def method_retrievers(wildcards):

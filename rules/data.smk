@@ -26,6 +26,8 @@ rule download_dataset:
         RESULTS.log("downloads", "{download}"),
     wildcard_constraints:
         download="|".join(re.escape(key) for key in DOWNLOAD_KEYS) or "(?!)",
+    resources:
+        **job_resources("download_dataset"),
     params:
         spec=lambda wildcards: download_spec(config["datasets"], wildcards.download),
     run:
@@ -46,6 +48,8 @@ rule prepare_dataset:
         RESULTS.log("data", "{dataset}"),
     conda:
         "../envs/cpu.yaml"
+    resources:
+        **job_resources("prepare_dataset"),
     params:
         source=lambda wildcards: prepare_params(config["datasets"], wildcards.dataset),
     script:

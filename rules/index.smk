@@ -21,7 +21,7 @@ rule build_index:
     conda:
         "../envs/retrieval.yaml"
     resources:
-        gpu=lambda w: int(wants_gpu(config["retrievers"][w.retriever])),
+        **job_resources("build_index", gpus=retriever_gpus),
     params:
         retriever=retriever_config,
         fused=lambda w: fused_entries(config["retrievers"], w.retriever),

@@ -9,6 +9,8 @@ rule prepare_model:
         RESULTS.log("models", "{model}"),
     conda:
         "../envs/infer.yaml"
+    resources:
+        **job_resources("prepare_model"),
     params:
         source=model_source,
     script:
@@ -39,8 +41,8 @@ rule infer:
         "../envs/infer.yaml"
     threads: model_threads
     resources:
-        # the job takes this many GPUs of its own (docqa.runtime.gpu_lock); --resources gpu=N caps the sum
-        gpu=model_gpus,
+        # the job takes the model's GPUs for its own (docqa.runtime.gpu_lock); --resources gpu=N caps the sum
+        **job_resources("infer", gpus=model_gpus),
     params:
         method=method_config,
         retrievers=method_retrievers,
@@ -88,6 +90,8 @@ rule merge_shards:
         run=sharded_runs_pattern(config),
     conda:
         "../envs/cpu.yaml"
+    resources:
+        **job_resources("merge_shards"),
     script:
         "scripts/merge_shards.py"
 

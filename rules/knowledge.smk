@@ -16,7 +16,7 @@ rule build_knowledge:
         "../envs/infer.yaml"
     threads: model_threads
     resources:
-        gpu=model_gpus,
+        **job_resources("build_knowledge", gpus=model_gpus),
     params:
         model=model_config,
         knowledge=config.get("knowledge", {}),

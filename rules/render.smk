@@ -12,6 +12,8 @@ rule render_pages:
         RESULTS.log("render", "{dataset}"),
     conda:
         "../envs/cpu.yaml"
+    resources:
+        **job_resources("render_pages"),
     params:
         render=config["render"],
     script:

@@ -20,6 +20,8 @@ rule traces:
         RESULTS.log("traces", RUN),
     conda:
         "../envs/cpu.yaml"
+    resources:
+        **job_resources("traces"),
     script:
         "scripts/report_traces.py"
 
@@ -47,6 +49,8 @@ rule report:
         RESULTS.log("report"),
     conda:
         "../envs/cpu.yaml"
+    resources:
+        **job_resources("report"),
     params:
         tables=config.get("report", {}).get("tables", []),
         figures=config.get("report", {}).get("figures", {}),

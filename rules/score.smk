@@ -10,6 +10,8 @@ rule score:
         RESULTS.log("score", RUN),
     conda:
         "../envs/cpu.yaml"
+    resources:
+        **job_resources("score", gpus=metric_model_gpus),
     params:
         metric=dataset_metric,
         metric_model=metric_model_config,

@@ -12,7 +12,9 @@ rule text_pages:
         RESULTS.log("text", "{dataset}"),
     conda:
         "../envs/cpu.yaml"
-    threads: workflow.cores
+    threads: all_cores
+    resources:
+        **job_resources("text_pages"),
     params:
         text=lambda w: text_settings(w.dataset),
     script:

@@ -25,6 +25,8 @@ rule synthesize_trajectories:
         RESULTS.log("training", "{training}", "synthesize", "{dataset}"),
     conda:
         "../envs/train.yaml"
+    resources:
+        **job_resources("synthesize_trajectories", gpus=teacher_gpus),
     params:
         method=lambda wildcards: config["methods"][TRAINING[wildcards.training]["method"]],
         teacher=training_model_config("teacher"),
@@ -46,6 +48,8 @@ rule filter_trajectories:
         RESULTS.log("training", "{training}", "filter"),
     conda:
         "../envs/train.yaml"
+    resources:
+        **job_resources("filter_trajectories"),
     params:
         student=training_model_config("student"),
         datasets=lambda wildcards: list(training_trajectories(wildcards)),
@@ -68,6 +72,8 @@ rule build_sft:
         RESULTS.log("training", "{training}", "build_sft"),
     conda:
         "../envs/train.yaml"
+    resources:
+        **job_resources("build_sft"),
     script:
         "scripts/build_sft.py"
 
@@ -85,9 +91,9 @@ rule train:
         RESULTS.log("training", "{training}", "{stage}"),
     conda:
         "../envs/train.yaml"
-    threads: workflow.cores
+    threads: all_cores
     resources:
-        gpu=lambda wildcards: TRAINING[wildcards.training].get("gpus", 0),
+        **job_resources("train", gpus=training_gpus),
     params:
         entry=training_entry,
         student=training_model_config("student"),
@@ -109,6 +115,8 @@ rule training_figures:
         RESULTS.log("training", "{training}", "figures"),
     conda:
         "../envs/cpu.yaml"
+    resources:
+        **job_resources("training_figures"),
     params:
         stages=lambda wildcards: list(TRAINING[wildcards.training]["stages"]),
     script:
@@ -130,6 +138,8 @@ rule training_action_figure:
         RESULTS.log("training", "{training}", "actions"),
     conda:
         "../envs/cpu.yaml"
+    resources:
+        **job_resources("training_action_figure"),
     params:
         models=lambda wildcards: list(evaluation_runs(wildcards)),
     script:

@@ -22,8 +22,8 @@ second question about the same file skips every stage whose settings are unchang
 neither renders nor reads its text again. Each question is run under
 ``questions/<method>/<model>/<question hash>/``: ``questions.jsonl``, ``predictions.jsonl`` and
 ``trace.html``. The model is prepared once per user and model identity, whatever folder this
-runs in (:mod:`docqa.ask_models`: ``$XDG_CACHE_HOME/docqa/models/<GGUF hash>/`` for the
-embedded ones; the default: about 1 to 2 minutes, once). The output names the model that
+runs in (:mod:`docqa.workflow.prepared_models`: ``$XDG_CACHE_HOME/docqa/models/<GGUF hash>/``
+for the embedded ones; the default: about 1 to 2 minutes, once). The output names the model that
 answered, and says so when its entry marks it ``plumbing: true``.
 
 Several documents: one question over all of them (:mod:`docqa.methods.document_set`; each
@@ -51,7 +51,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from docqa.ask_models import model_folder
 from docqa.ask_prepared import AskError, Prepared
 from docqa.backends.model_spec import ModelSpec
 from docqa.core.document import Document, Page
@@ -71,6 +70,7 @@ from docqa.workflow.pipeline import (
     run_models,
     text_settings,
 )
+from docqa.workflow.prepared_models import model_folder
 
 log = logging.getLogger("docqa.ask")
 

@@ -83,7 +83,7 @@ def test_ask_prepares_a_model_with_an_adapter_as_a_model_of_its_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from docqa.ask import model_folder
-    from docqa.ask_models import models_cache
+    from docqa.workflow.prepared_models import models_cache
 
     config = with_student(tmp_path)
     monkeypatch.chdir(tmp_path)

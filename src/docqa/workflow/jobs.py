@@ -8,6 +8,7 @@ entry). Stage modules are imported by each function, in the job that runs it.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,10 +32,26 @@ def model_spec(entry: dict[str, Any], folder: Path, threads: int) -> ModelSpec:
 
 
 def prepare_model(name: str, entry: dict[str, Any], out: Path) -> None:
-    """Rule prepare_model: the model's weights into ``out``, from what its entry says of them."""
+    """Rule prepare_model: the model's weights into ``out``, from what its entry says of them.
+    An embedded model is prepared once per GGUF and user (``prepared_models.model_folder``,
+    which ``docqa ask`` uses too) and its files linked into ``out``: another clone, results
+    folder or model name with the same GGUF prepares nothing."""
+    if entry["backend"] == "embedded":
+        from docqa.workflow.prepared_models import model_folder
+
+        shutil.copytree(model_folder(name, entry), out, copy_function=link_or_copy)
+        return
     from docqa.backends.preparation import prepare_model as prepare
 
     prepare(name, model_source(entry), out)
+
+
+def link_or_copy(source: str, destination: str) -> None:
+    """A hard link (no second copy of the weights), or a copy across file systems."""
+    try:
+        os.link(source, destination)
+    except OSError:
+        shutil.copy2(source, destination)
 
 
 def render(documents: Path, out: Path, settings: dict[str, Any]) -> None:

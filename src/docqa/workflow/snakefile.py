@@ -26,7 +26,14 @@ from docqa.report.plan import (
 from docqa.stages.data import download_job
 from docqa.stages.shards import shard_counts, shard_names, sharded_runs_pattern
 from docqa.training.plan import stage_names, start_stage, training_entries
-from docqa.workflow.config_check import check_yaml_syntax, experiment_grid
+from docqa.workflow.cluster import (
+    LOCAL_RULES,
+    check_fits,
+    cluster_threads,
+    job_resources,
+    load_cluster,
+)
+from docqa.workflow.config_check import ConfigError, check_yaml_syntax, experiment_grid
 from docqa.workflow.layout import RUN, SHARD, Layout, report_command, results_layout, run_key
 from docqa.workflow.loader import validate_config
 from docqa.workflow.pipeline import (
@@ -57,9 +64,12 @@ def wants_gpu(entry: dict[str, Any]) -> bool:
 
 
 __all__ = [
+    "LOCAL_RULES",
     "RUN",
     "SHARD",
     "Layout",
+    "ConfigError",
+    "check_fits",
     "check_yaml_syntax",
     "download_job",
     "download_keys",
@@ -69,6 +79,9 @@ __all__ = [
     "evaluation_scores",
     "experiment_grid",
     "fused_entries",
+    "job_resources",
+    "cluster_threads",
+    "load_cluster",
     "local_inputs",
     "model_source",
     "model_threads",

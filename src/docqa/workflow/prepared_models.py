@@ -1,7 +1,9 @@
-"""The models ``docqa ask`` answers with, prepared once per user and model identity.
+"""Models prepared once per user and model identity: the models ``docqa ask`` answers with,
+and the DAG's embedded models, whose ``prepare_model`` job links the files from here
+(``docqa.workflow.jobs``).
 
-A model is prepared (as the DAG's ``prepare_model`` rule prepares it, from the same keys of its
-entry: ``docqa.workflow.pipeline.model_source``) into ``$XDG_CACHE_HOME/docqa/models/<key>/``
+A model is prepared (from the keys of its entry that say where its weights come from:
+``docqa.workflow.pipeline.model_source``) into ``$XDG_CACHE_HOME/docqa/models/<key>/``
 (``~/.cache`` when ``XDG_CACHE_HOME`` is unset), whatever folder ``docqa ask`` runs in. The key
 is the model's identity: the first 16 hex digits of its GGUF's SHA-256 for an ``embedded``
 model (two entries naming the same packaged GGUF share one folder), else of the JSON of its
@@ -58,14 +60,14 @@ def model_folder(name: str, entry: dict[str, Any]) -> Path:
     if (folder / "model.json").is_file():
         log.info("model %s: cached, %s", name, folder)
         return folder
-    from docqa.workflow.jobs import prepare_model
+    from docqa.backends.preparation import prepare_model
 
     log.info("model %s is not prepared yet: preparing it into %s (once per user)", name, folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     started = time.monotonic()
     try:
-        prepare_model(name, entry, partial / "model")
+        prepare_model(name, model_source(entry), partial / "model")
         if (folder / "model.json").is_file():  # another docqa ask prepared it meanwhile
             log.info("model %s: prepared meanwhile by another process", name)
         else:

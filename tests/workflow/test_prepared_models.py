@@ -14,16 +14,16 @@ from typing import get_args
 import pytest
 
 from docqa.ask import PLUMBING, Answered, _text, pick
-from docqa.ask_models import model_folder, model_key
 from docqa.backends.embedded import PackagedName
 from docqa.backends.gguf_packages import GGUFS
 from docqa.workflow.loader import load_config
+from docqa.workflow.prepared_models import model_folder, model_key
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROBE = (
     "import json, logging, sys\n"
     "logging.basicConfig(level=logging.INFO)\n"
-    "from docqa.ask_models import model_folder\n"
+    "from docqa.workflow.prepared_models import model_folder\n"
     "print(model_folder('local', json.loads(sys.argv[1])))\n"
 )
 
@@ -103,3 +103,24 @@ def test_ask_answers_with_ask_model_and_names_a_plumbing_model() -> None:
     shown.plumbing = True
     assert f"  model: gemma3-270m{PLUMBING}\n" in _text(shown)
     assert "plumbing-grade" in PLUMBING
+
+
+def test_the_dags_embedded_model_links_the_users_prepared_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docqa.workflow.jobs import prepare_model
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    entry = {"backend": "embedded"}
+    cached = tmp_path / "cache" / "docqa" / "models" / model_key("gemma3-270m", entry)
+    cached.mkdir(parents=True)
+    (cached / "model.json").write_text(json.dumps({"gguf_sha256": "x"}))
+    (cached / "model.safetensors").write_bytes(b"weights")
+    # two clones (or two results folders, or two names of one GGUF) prepare nothing
+    for clone in ("one", "two"):
+        out = tmp_path / clone / "results" / "models" / "gemma3-270m"
+        prepare_model("gemma3-270m", entry, out)
+        weights = out / "model.safetensors"
+        assert weights.read_bytes() == b"weights"
+        assert weights.stat().st_ino == (cached / "model.safetensors").stat().st_ino
