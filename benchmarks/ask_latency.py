@@ -4,12 +4,13 @@ Cold: the document has never been asked about (a fresh ``results/ask/``), so the
 OCRs and indexes it before answering. Warm: a second, different question about the same file,
 which finds the document in ``results/ask/<content hash>/`` and only answers. Both are whole
 ``docqa ask`` subprocesses (interpreter start and imports, model load, one question), timed by
-the wall clock, in a scratch folder that links the repository's ``config/`` and its prepared
-``results/models/`` (prepare the model first: ``snakemake --cores 2 results/models/gemma3-270m``
-or any ``docqa ask``; that is a one-time cost of about 1.5 to 2 minutes, not counted here).
-The response cache is the scratch folder's own, so no answer comes from an earlier run.
+the wall clock, in a scratch folder that links the repository's ``config/``. The model is the
+user's prepared one (``$XDG_CACHE_HOME/docqa/models``, ``docqa.workflow.prepared_models``):
+ask once before, as preparing it is a one-time cost (1.5 to 3.5 minutes) not counted here. The
+response cache is the scratch folder's own, so no answer comes from an earlier run.
 
     PYTHONPATH=src python benchmarks/ask_latency.py PDF [--method text_rag_top1] [--repeats 1]
+        [--checkout before=PATH]    # another checkout, timed side by side (in turn)
 
 Prints the times and writes ``benchmarks/results/ask_latency.json``.
 """
@@ -38,7 +39,8 @@ QUESTIONS = (
 )
 
 
-def ask(work: Path, pdf: Path, question: str, method: str) -> dict:
+def ask(work: Path, checkout: Path, pdf: Path, question: str, method: str) -> dict:
+    """One ``docqa ask`` subprocess of ``checkout``'s docqa (its ``src/`` first on the path)."""
     started = time.monotonic()
     result = subprocess.run(
         [
@@ -53,6 +55,7 @@ def ask(work: Path, pdf: Path, question: str, method: str) -> dict:
             "--json",
         ],
         cwd=work,
+        env={**os.environ, "PYTHONPATH": str(checkout / "src")},
         capture_output=True,
         text=True,
         check=False,
@@ -64,31 +67,46 @@ def ask(work: Path, pdf: Path, question: str, method: str) -> dict:
     return {"wall_seconds": round(seconds, 1), "load_after": os.getloadavg()[0], **answered}
 
 
+def commit_of(checkout: Path) -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pdf", type=Path)
     parser.add_argument("--method", default="text_rag_top1")
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument(
+        "--checkout",
+        action="append",
+        metavar="LABEL=PATH",
+        help="another checkout of docqa to time side by side with this one (e.g. before=PATH)",
+    )
     args = parser.parse_args()
     pdf = args.pdf.resolve()
-    if not (ROOT / "results/models/gemma3-270m/model.json").is_file():
-        raise SystemExit("prepare the embedded model first (see this script's docstring)")
+    checkouts = {"current": ROOT} | {
+        label: Path(path).resolve()
+        for label, path in (item.split("=", 1) for item in args.checkout or [])
+    }
     with pdfium.PdfDocument(pdf) as document:
         pages = len(document)
 
-    runs = []
+    runs: dict[str, list[dict]] = {label: [] for label in checkouts}
     for _ in range(args.repeats):
-        with tempfile.TemporaryDirectory() as scratch:
-            work = Path(scratch)
-            (work / "results").mkdir()
-            (work / "config").symlink_to(ROOT / "config")
-            (work / "results" / "models").symlink_to(ROOT / "results" / "models")
-            load_before = os.getloadavg()[0]
-            cold = ask(work, pdf, QUESTIONS[0], args.method)
-            warm = ask(work, pdf, QUESTIONS[1], args.method)
-            runs.append({"load_before": load_before, "cold": cold, "warm": warm})
+        for label, checkout in checkouts.items():  # side by side, in turn
+            with tempfile.TemporaryDirectory() as scratch:
+                work = Path(scratch)
+                (work / "results").mkdir()
+                (work / "config").symlink_to(checkout / "config")
+                load_before = os.getloadavg()[0]
+                cold = ask(work, checkout, pdf, QUESTIONS[0], args.method)
+                warm = ask(work, checkout, pdf, QUESTIONS[1], args.method)
+            runs[label].append({"load_before": load_before, "cold": cold, "warm": warm})
             print(
-                f"cold {cold['wall_seconds']:.1f} s (cached: {cold['cached']}), "
+                f"{label}: cold {cold['wall_seconds']:.1f} s (cached: {cold['cached']}), "
                 f"warm {warm['wall_seconds']:.1f} s (cached: {warm['cached']})"
             )
     report = {
@@ -102,9 +120,15 @@ def main() -> None:
             "platform": platform.platform(),
             "python": platform.python_version(),
         },
-        "cold_median_seconds": statistics.median(r["cold"]["wall_seconds"] for r in runs),
-        "warm_median_seconds": statistics.median(r["warm"]["wall_seconds"] for r in runs),
-        "runs": runs,
+        "checkouts": {
+            label: {
+                "commit": commit_of(checkout),
+                "cold_median_seconds": statistics.median(r["cold"]["wall_seconds"] for r in done),
+                "warm_median_seconds": statistics.median(r["warm"]["wall_seconds"] for r in done),
+                "runs": done,
+            }
+            for (label, checkout), done in zip(checkouts.items(), runs.values(), strict=True)
+        },
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2) + "\n")

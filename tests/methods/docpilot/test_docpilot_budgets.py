@@ -12,6 +12,7 @@ from helpers.docpilot_script import ScriptedReplies, decision, run
 from helpers.scripted_backend import text_of
 
 from docqa.core.prediction import Prediction
+from docqa.core.trace import pages_cut
 from docqa.methods.base import DocumentEnv
 from docqa.methods.docpilot import DocPilot, DocPilotOptions
 from docqa.methods.docpilot.method import PAGE_PIXELS
@@ -66,19 +67,24 @@ def test_extract_and_focus_send_high_resolution_images(acme: DocumentEnv, tmp_pa
     assert [backend.requests[i].generation.max_pixels for i in (3, 5, 6)] == [None] * 3
 
 
-def test_extract_reads_the_whole_page_text_and_records_a_cut(
+def test_extract_reads_the_whole_page_text_and_records_a_cut_in_text_cut(
     acme: DocumentEnv, tmp_path: Path
 ) -> None:
     env = long_page(acme)
     prediction, backend = scripted(env, tmp_path)
     assert len(env.page_texts[CHART_PAGE]) > 1500
     assert "final-row-marker" in text_of(backend.requests[3])
-    assert "ocr_cut" not in step(prediction, "extract")
+    assert "text_cut" not in step(prediction, "extract")
+    assert pages_cut(prediction.trace) == 0
 
     prediction, backend = scripted(env, tmp_path, max_chars_per_page=1500)
     assert "final-row-marker" not in text_of(backend.requests[3])
     page_text = env.page_texts[CHART_PAGE].strip()
-    assert step(prediction, "extract")["ocr_cut"] == {str(PAGE): len(page_text) - 1500}
+    (cut,) = step(prediction, "extract")["text_cut"]
+    assert cut["page"] == CHART_PAGE
+    assert cut["chars"] == len(page_text)
+    assert cut["left_out"] >= len(page_text) - 1500
+    assert pages_cut(prediction.trace) == 1  # the score stage counts it
 
 
 def test_the_focus_planner_reads_every_line_unless_focus_lines_cuts(

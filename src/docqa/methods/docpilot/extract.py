@@ -1,9 +1,9 @@
 """Extract: read candidate pages (image and OCR text) and keep the facts they hold as evidence.
 
 Each page goes at high resolution (its image under ``extract_max_pixels``, the paper's
-"high-resolution screenshot") with all its OCR text unless ``max_chars_per_page`` cuts it; the
-trace step records the pixel budget and, per page, the characters a cut left out
-(``ocr_cut``). At most ``max_pages_per_extract`` pages are read per call (the rest are named in
+"high-resolution screenshot") with all its OCR text, or under ``max_chars_per_page`` the
+passages of it that bear on the goal (:mod:`docqa.methods.page_passages`); the trace step
+records the pixel budget and the pages cut (``text_cut``, which the score stage counts). At most ``max_pages_per_extract`` pages are read per call (the rest are named in
 the observation so the agent can ask again). With a ``region`` (one page), the reader gets that
 part of the page (cut at the page's own dpi: zooming is Focus's job) and the OCR lines whose
 centre lies in it, and the facts keep the region's box. A fact is attributed to the page it
@@ -27,6 +27,7 @@ from docqa.methods.docpilot.parsing import fact_lines
 from docqa.methods.docpilot.prompts import EXTRACTOR, FACTS_STOP, for_pages
 from docqa.methods.docpilot.state import EvidenceItem
 from docqa.methods.docpilot.tools import run_tool
+from docqa.methods.page_passages import PageTexts
 
 NO_TEXT = "(no text was found on this page)"
 
@@ -36,9 +37,11 @@ async def extract(ctx: Context, arguments: dict) -> Observation:
     pages, left = arguments["pages"][:limit], arguments["pages"][limit:]
     goal = arguments.get("goal") or ctx.question.question
     region = arguments.get("region")
-    shown = [await _view(ctx, page, region) for page in pages]
+    limit = ctx.settings.max_chars_per_page
+    texts = PageTexts(goal, limit) if limit else None
+    shown = [await _view(ctx, page, region, texts) for page in pages]
     parts: list[Part | str] = [for_pages(EXTRACTOR, ctx.env)]
-    for page, (image, text, _) in zip(pages, shown, strict=True):
+    for page, (image, text) in zip(pages, shown, strict=True):
         where = f" (region {list(region)})" if region else ""
         heading = f"### Page {ctx.env.page_label(page)}{where}\n"
         parts += [heading, Part.of_image(image, text or NO_TEXT)]
@@ -54,34 +57,31 @@ async def extract(ctx: Context, arguments: dict) -> Observation:
             f"; not read (at most {limit} pages per call): {labels.listing(ctx.env, left)}"
         )
     observation.usage = usage
-    observation.images = [image for image, _, _ in shown]
+    observation.images = [image for image, _ in shown]
     observation.details = {"max_pixels": max_pixels}
-    ocr_cut = {
-        ctx.env.page_label(page): left
-        for page, (_, _, left) in zip(pages, shown, strict=True)
-        if left
-    }
-    if ocr_cut:
-        observation.details["ocr_cut"] = ocr_cut
+    if texts is not None:  # what the reader got only in part: the trace's text_cut
+        observation.details |= texts.trace(read_as_text=not ctx.reads_images)
     if not items and not _says_none(reply):
         observation.fallbacks.append(BAD_REPLY)
     return observation
 
 
-async def _view(ctx: Context, page: int, region: Box | None) -> tuple[str, str, int]:
-    """(image, OCR text, characters of it cut by ``max_chars_per_page``) of a page, or of a
-    region of it."""
+async def _view(
+    ctx: Context, page: int, region: Box | None, texts: PageTexts | None
+) -> tuple[str, str]:
+    """(image, OCR text) of a page, or of a region of it; ``texts`` fits the text to
+    ``max_chars_per_page`` and keeps the cut."""
     record = ctx.env.pages[page]
-    limit = ctx.settings.max_chars_per_page
     if region is None:
-        text = ctx.env.page_texts[page].strip()
-        return record.image, text[:limit], len(text[limit:]) if limit else 0
-    document, _ = ctx.env.source(page)
-    folder = crops_folder(ctx.settings.crops_dir, document)
-    source = Path(document.path)
-    path, _, _ = await run_tool(render_region, source, record, Region(region, 1.0, "crop"), folder)
-    text = "\n".join(text for _, text in page_lines(ctx.env, page, region))
-    return str(path), text[:limit], len(text[limit:]) if limit else 0
+        image, text = record.image, ctx.env.page_texts[page].strip()
+    else:
+        document, _ = ctx.env.source(page)
+        folder = crops_folder(ctx.settings.crops_dir, document)
+        crop = Region(region, 1.0, "crop")
+        path, _, _ = await run_tool(render_region, Path(document.path), record, crop, folder)
+        image = str(path)
+        text = "\n".join(text for _, text in page_lines(ctx.env, page, region))
+    return image, texts.read(page, text) if texts is not None else text
 
 
 def facts_as_evidence(
