@@ -39,10 +39,10 @@ rule infer:
         RESULTS.log("infer", RUN),
     conda:
         "../envs/infer.yaml"
-    threads: model_threads
+    threads: run_threads
     resources:
-        # the job takes the model's GPUs for its own (docqa.runtime.gpu_lock); --resources gpu=N caps the sum
-        **job_resources("infer", gpus=model_gpus),
+        # the job takes the run's GPUs for its own (docqa.runtime.gpu_lock); --resources gpu=N caps the sum
+        **job_resources("infer", gpus=run_gpus),
     params:
         method=method_config,
         retrievers=method_retrievers,

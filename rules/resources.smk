@@ -2,6 +2,8 @@
 # it runs (docqa.workflow.cluster). Config key `cluster` names the cluster file
 # (profiles/slurm sets it to profiles/slurm/cluster.yaml); without one, a local run, the needs
 # are only the jobs' resources (mem_mb, runtime, gpu) and threads.
+from snakemake.logging import logger
+
 from docqa.workflow.snakefile import (
     LOCAL_RULES,
     ConfigError,
@@ -29,12 +31,37 @@ def all_cores(wildcards=None):
 
 def model_threads(wildcards):
     """The job's threads: the model entry's ``threads``, else its backend's default (one for
-    the embedded model, whose jobs then run side by side), else every core."""
-    return cluster_threads(_model_threads(config["models"][wildcards.model], all_cores()), CLUSTER)
+    the embedded model and hosted APIs, whose jobs then run side by side), else every core;
+    on a cluster at most its GPUs' share of a node's CPUs."""
+    threads = _model_threads(config["models"][wildcards.model], all_cores())
+    return cluster_threads(threads, CLUSTER, model_gpus(wildcards))
+
+
+def run_threads(wildcards):
+    """An infer job's threads: as ``model_threads``, for the GPUs of the whole run."""
+    threads = _model_threads(config["models"][wildcards.model], all_cores())
+    return cluster_threads(threads, CLUSTER, run_gpus(wildcards))
 
 
 def model_gpus(wildcards):
     return config["models"][wildcards.model].get("gpus", 0)
+
+
+def run_gpus(wildcards):
+    """An infer job's GPUs: the most that one model it loads asks (the run's model, or a role
+    model of its method) or 1 for a retriever of the method that runs on CUDA at query time."""
+    return max(run_gpu_needs(wildcards.method, wildcards.model).values())
+
+
+def run_gpu_needs(method, model):
+    """What a run (method, model) loads that may use a GPU → its GPUs."""
+    entry = config["methods"][method]
+    needs = {f"model {model}": config["models"][model].get("gpus", 0)}
+    for name in role_models(entry).values():
+        needs[f"model {name}"] = config["models"][name].get("gpus", 0)
+    for name in retriever_names(entry):
+        needs[f"retriever {name}"] = int(wants_gpu(config["retrievers"][name]))
+    return needs
 
 
 def retriever_gpus(wildcards):
@@ -77,17 +104,21 @@ def gpu_jobs():
     """(rule, what it loads, GPUs) of every job of this config that may use a GPU."""
     jobs = []
     for dataset, method, model in GRID:
-        entry = config["methods"][method]
-        for name in (model, *role_models(entry).values()):
-            jobs.append(("infer", f"model {name}", config["models"][name].get("gpus", 0)))
-        for name in retriever_names(entry):
-            jobs.append(("build_index", f"retriever {name}", int(wants_gpu(config["retrievers"][name]))))
+        jobs += [("infer", what, gpus) for what, gpus in run_gpu_needs(method, model).items()]
+        for name in retriever_names(config["methods"][method]):
+            gpus = int(wants_gpu(config["retrievers"][name]))
+            jobs.append(("build_index", f"retriever {name}", gpus))
+        judge = config["metrics"][config["datasets"][dataset]["metric"]].get("model")
+        if judge:
+            jobs.append(("score", f"model {judge}", config["models"][judge].get("gpus", 0)))
     for name, training in TRAINING.items():
         jobs.append(("train", f"training {name}", training.get("gpus", 0)))
         teacher = training["teacher"]
-        jobs.append(("synthesize_trajectories", f"model {teacher}", config["models"][teacher].get("gpus", 0)))
+        gpus = config["models"][teacher].get("gpus", 0)
+        jobs.append(("synthesize_trajectories", f"model {teacher}", gpus))
     return jobs
 
 
 if CLUSTER:
-    check_fits(CLUSTER, config["cluster"], gpu_jobs())
+    for warning in check_fits(CLUSTER, config["cluster"], gpu_jobs()):
+        logger.warning(warning)

@@ -148,3 +148,37 @@ def test_a_gpu_model_on_a_cluster_without_gpus_is_refused_when_parsed(tmp_path: 
     assert "rule infer (model qwen2.5-vl-7b) needs 1 GPU(s) but the cluster has no" in (
         done.stdout + done.stderr
     )
+
+
+def test_a_run_asks_for_the_gpus_of_every_model_it_loads(tmp_path: Path) -> None:
+    """A hosted main model (no GPU) with a role model on a GPU: the infer job asks for one."""
+    extra = tmp_path / "roles.yaml"
+    extra.write_text(
+        yaml.safe_dump(
+            {
+                "methods": {
+                    "mdocagent_local_text": {
+                        "type": "mdocagent",
+                        "text_retriever": "bm25",
+                        "image_retriever": "bm25",
+                        "text_model": "llama-3.1-8b",
+                    }
+                },
+                "experiments": [
+                    {
+                        "datasets": ["synthslides"],
+                        "methods": ["mdocagent_local_text"],
+                        "models": ["gpt-4o"],
+                    }
+                ],
+            }
+        )
+    )
+    work = workflow_copy(tmp_path, default_config())
+    done = slurm_dry_run(
+        work, "--configfile", "config/config.yaml", "config/models.yaml", str(extra)
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    (infer,) = job_resources(done.stdout, "infer")
+    for request in ("gpu=1", "slurm_partition=gpu", "gpu_model=a100", "mem_mb=64000"):
+        assert request in infer

@@ -166,7 +166,13 @@ def slurm_run(cluster: SlurmCluster, tmp_path_factory: pytest.TempPathFactory) -
     assert run.returncode == 0, log[-8000:] + cluster.logs()
     assert faults.error is None, faults.error
     assert set(faults.faulted) == {CANCELLED, TIMED_OUT}, faults.faulted
-    return {"work": work, "log": log, "faulted": faults.faulted, "jobs": cluster.jobs()}
+    return {
+        "work": work,
+        "log": log,
+        "faulted": faults.faulted,
+        "jobs": cluster.jobs(),
+        "cluster": (cluster.cpus, cluster.memory_mb),
+    }
 
 
 def test_every_job_but_the_local_ones_went_through_sbatch(slurm_run: dict) -> None:
@@ -181,6 +187,15 @@ def test_every_job_but_the_local_ones_went_through_sbatch(slurm_run: dict) -> No
         + ["score"] * 3
         + ["traces"] * 3
     )
+    # what each asked: the cluster's partition, threads as CPUs (OCR: the node's; the embedded
+    # model: one), the rule's memory estimate under the node's
+    cluster_cpus, cluster_memory = slurm_run["cluster"]
+    asked = {re.match(r"rule_(\w+?)(_wildcards_|$)", job["comment"]).group(1): job for job in jobs}
+    assert {job["partition"] for job in jobs} == {"cpu"}
+    assert asked["text_pages"]["cpus"] == str(cluster_cpus)
+    assert asked["infer"]["cpus"] == "1"
+    assert asked["text_pages"]["memory"] == f"{min(16000, cluster_memory)}M"
+    assert asked["infer"]["memory"] == "8000M"
     logs = sorted(p.relative_to(work / ".snakemake" / "slurm_logs").parts[0]
                   for p in (work / ".snakemake" / "slurm_logs").rglob("*.log"))  # fmt: skip
     assert "rule_prepare_model" not in logs  # a local rule: run where the network is
@@ -223,18 +238,24 @@ def test_a_second_run_has_nothing_to_do(cluster: SlurmCluster, slurm_run: dict) 
     assert "Nothing to be done" in log, log[-3000:]
 
 
-def test_a_job_larger_than_the_cluster_is_refused_before_anything_is_submitted(
+def test_a_gpu_job_on_a_cluster_without_gpus_is_refused_before_anything_is_submitted(
     cluster: SlurmCluster, tmp_path: Path
 ) -> None:
     work = workflow_copy(tmp_path, small_default_config())
     shutil.copytree(ROOT / "profiles", work / "profiles")
-    small = {**cluster.cluster_file(), "max_mem_mb": 6000}
-    (work / "profiles" / "slurm" / "cluster.yaml").write_text(yaml.safe_dump(small))
+    cluster.write_cluster_file(work / "profiles" / "slurm" / "cluster.yaml")
+    gpu_run = {
+        "datasets": ["synthslides"],
+        "methods": ["oracle_pages"],
+        "models": ["qwen2.5-vl-7b"],
+    }
+    (work / "gpu.yaml").write_text(yaml.safe_dump({"experiments": [gpu_run]}))
     before = len(cluster.jobs())
-    run = slurm_snakemake(cluster, work)
+    files = ("config/config.yaml", "config/models.yaml", "gpu.yaml")
+    run = slurm_snakemake(cluster, work, "--configfile", *files)
     log, _ = run.communicate(timeout=300)
     assert run.returncode != 0
-    assert "rule render_pages needs 8000 MB of memory, more than max_mem_mb" in log, log[-3000:]
+    assert "rule infer (model qwen2.5-vl-7b) needs 1 GPU(s) but the cluster has no" in log, log
     assert len(cluster.jobs()) == before
 
 

@@ -57,7 +57,7 @@ def evaluate(resources: dict, **wildcards: str) -> dict:
 
 
 def test_a_job_with_gpus_goes_to_the_gpu_partition_and_one_without_does_not() -> None:
-    on = cluster(account="lab", max_runtime=600)
+    on = cluster(account="lab", max_runtime=600, max_mem_mb=64000)
     gpu = evaluate(job_resources("infer", lambda w: 2, on))
     cpu = evaluate(job_resources("infer", lambda w: 0, on))
     assert gpu == {
@@ -83,15 +83,26 @@ def test_a_local_run_gets_the_needs_only() -> None:
     [
         ({"gpu_partition": None}, [("infer", "model m", 1)], "has no gpu_partition"),
         ({"max_gpus": 2}, [("infer", "model m", 4)], "needs 4 GPU(s), more than max_gpus"),
-        ({"max_mem_mb": 32000}, [("infer", "model m", 1)], "64000 MB of memory, more than"),
-        ({"max_mem_mb": 12000}, [], "rule text_pages needs 16000 MB of memory"),
     ],
 )
-def test_a_job_the_cluster_cannot_fit_is_named(changes: dict, jobs: list, message: str) -> None:
+def test_gpus_the_cluster_cannot_give_are_refused(changes: dict, jobs: list, message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         check_fits(cluster(**changes), "c.yaml", jobs)
 
 
-def test_local_rules_are_not_checked_against_the_cluster() -> None:
-    # prepare_model needs 32000 MB but runs on the submitting machine
-    check_fits(cluster(max_mem_mb=16000), "c.yaml", [("infer", "model m", 0)])
+def test_a_memory_estimate_over_the_limit_is_capped_with_a_warning() -> None:
+    small = cluster(max_mem_mb=12000)
+    warnings = check_fits(small, "c.yaml", [("infer", "model m", 1)])
+    assert "c.yaml: rule text_pages is estimated to need 16000 MB" in warnings[0]
+    assert any("rule infer (model m) is estimated to need 64000 MB" in w for w in warnings)
+    assert evaluate(job_resources("text_pages", 0, small))["mem_mb"] == 12000
+    # prepare_model needs 32000 MB but runs on the submitting machine: not a warning
+    assert not any("prepare_model" in w for w in warnings)
+
+
+def test_a_gpu_job_gets_its_gpus_share_of_a_nodes_cpus() -> None:
+    node = cluster(max_cpus=32, max_gpus=4)
+    assert cluster_threads(32, node, gpus=1) == 8
+    assert cluster_threads(32, node, gpus=4) == 32
+    assert cluster_threads(2, node, gpus=1) == 2
+    assert cluster_threads(32, node) == 32

@@ -56,6 +56,12 @@ class OpenAIOptions(ModelOptions):
     on thinking; 0 (the default) sends the budget as it is.
     """
 
+    threads: int | None = Field(
+        1,
+        ge=1,
+        description="CPU threads of the job: one, as the model runs elsewhere and the job only "
+        "sends requests (a SLURM job then asks one CPU)",
+    )
     base_url: str = Field(
         pattern=r"^https?://", description="the server's OpenAI-compatible /v1 address"
     )

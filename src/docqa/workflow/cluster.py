@@ -7,8 +7,10 @@ needs (threads, the GPUs of the model it loads, the memory and run time of :data
 module turns them into the Snakemake resources the SLURM executor plugin submits with
 (``slurm_partition``, ``slurm_account``, ``gpu`` and ``gpu_model``, ``mem_mb``, ``runtime``,
 CPUs = the job's threads), capped at what the cluster has. A need no cap can meet (more GPUs or
-memory than a job may have, a GPU on a cluster without one) is an error when the workflow is
-parsed, before anything is submitted.
+GPUs than a job may have, a GPU on a cluster without one) is an error when the workflow is
+parsed, before anything is submitted; a memory estimate over ``max_mem_mb`` is capped there, with
+a warning naming the rule (the estimates are generous, and a job that runs out is reported as
+``OUT_OF_MEMORY`` with its log).
 
 Without a cluster (a local run) the same needs are the jobs' ``mem_mb``, ``runtime`` and
 ``gpu`` resources, and nothing else changes.
@@ -72,7 +74,7 @@ NEEDS: dict[str, Needs] = {
     "build_knowledge": Needs(mem_mb=8000, runtime=1440, gpu_mem_mb=64000),
     "infer": Needs(mem_mb=8000, runtime=1440, gpu_mem_mb=64000),
     "merge_shards": Needs(mem_mb=4000, runtime=15),
-    "score": Needs(mem_mb=8000, runtime=60),
+    "score": Needs(mem_mb=8000, runtime=60, gpu_mem_mb=64000),
     "traces": Needs(mem_mb=4000, runtime=30),
     "report": Needs(mem_mb=8000, runtime=30),
     "synthesize_trajectories": Needs(mem_mb=8000, runtime=1440, gpu_mem_mb=64000),
@@ -107,10 +109,14 @@ def load_cluster(path: str | Path) -> Cluster:
         raise ConfigError(f"cluster file {path}: {problems}") from None
 
 
-def cluster_threads(threads: int, cluster: Cluster | None) -> int:
-    """A job's threads: what it needs, at most the CPUs one job may have on the cluster (its
-    sbatch request is its threads, so the job uses every CPU it asks for)."""
-    return min(threads, cluster.max_cpus) if cluster else threads
+def cluster_threads(threads: int, cluster: Cluster | None, gpus: int = 0) -> int:
+    """A job's threads: what it needs, at most the CPUs one job may have on the cluster, and a
+    job with GPUs at most its GPUs' share of a node's CPUs (so that a one-GPU job leaves the
+    node's other GPUs their CPUs). Its sbatch request is its threads: it uses every CPU it asks."""
+    if cluster is None:
+        return threads
+    share = cluster.max_cpus * gpus // cluster.max_gpus if gpus and cluster.max_gpus else 0
+    return max(1, min(threads, share or cluster.max_cpus))
 
 
 def job_resources(
@@ -126,7 +132,8 @@ def job_resources(
 
     def memory(wildcards: Any) -> int:
         check()
-        return needs.memory(count(wildcards))
+        need = needs.memory(count(wildcards))
+        return min(need, cluster.max_mem_mb) if cluster else need
 
     resources: dict[str, Any] = {
         "gpu": count,
@@ -146,13 +153,16 @@ def job_resources(
 
 def check_fits(
     cluster: Cluster, path: str | Path, gpu_jobs: Iterable[tuple[str, str, int]]
-) -> None:
+) -> list[str]:
     """Raise a ConfigError naming the job and the cluster file's key when a job submitted to
-    the cluster needs more than the cluster lets one job have. ``gpu_jobs``: (rule, what it
-    loads, its GPUs) of every job that loads a model or a GPU retriever."""
-    for rule, needs in NEEDS.items():
-        if rule not in LOCAL_RULES and needs.mem_mb > cluster.max_mem_mb:
-            raise _too_big(path, f"rule {rule}", f"{needs.mem_mb} MB of memory", "max_mem_mb")
+    the cluster needs GPUs the cluster cannot give one job. ``gpu_jobs``: (rule, what it
+    loads, its GPUs) of every job that loads a model or a GPU retriever. Returns a warning for
+    each memory estimate that ``max_mem_mb`` caps."""
+    capped = {
+        f"rule {rule}": needs.mem_mb
+        for rule, needs in NEEDS.items()
+        if rule not in LOCAL_RULES and needs.mem_mb > cluster.max_mem_mb
+    }
     for rule, what, gpus in gpu_jobs:
         if not gpus:
             continue
@@ -164,14 +174,15 @@ def check_fits(
                 "with gpus: 0"
             )
         if gpus > cluster.max_gpus:
-            raise _too_big(path, job, f"{gpus} GPU(s)", "max_gpus")
-        memory = NEEDS[rule].memory(gpus)
-        if memory > cluster.max_mem_mb:
-            raise _too_big(path, job, f"{memory} MB of memory", "max_mem_mb")
-
-
-def _too_big(path: str | Path, job: str, need: str, key: str) -> ConfigError:
-    return ConfigError(
-        f"cluster file {path}: {job} needs {need}, more than {key} allows one job: raise "
-        f"{key} if a node of the cluster has more, or make the job smaller"
-    )
+            raise ConfigError(
+                f"cluster file {path}: {job} needs {gpus} GPU(s), more than max_gpus allows one "
+                "job: raise max_gpus if a node of the cluster has more, or run a smaller model"
+            )
+        if NEEDS[rule].memory(gpus) > cluster.max_mem_mb:
+            capped[job] = NEEDS[rule].memory(gpus)
+    return [
+        f"cluster file {path}: {job} is estimated to need {need} MB, more than max_mem_mb: it "
+        f"asks {cluster.max_mem_mb} MB (raise max_mem_mb if a node has more; "
+        f"--set-resources RULE:mem_mb=N sets one rule's)"
+        for job, need in capped.items()
+    ]
