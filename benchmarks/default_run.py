@@ -1,14 +1,15 @@
 """The default run's minutes: the DAG in a scratch copy of the repository, seconds per job and
 per stage, and the total.
 
-Copies the working tree's tracked files (no ``results/``) into a temporary folder, links the
-prepared models of ``--models-from`` (default: this checkout's ``results/models/``) into it when
-``--reuse-models`` is given (the ``prepare_model`` jobs then have nothing to do, as on a machine
-that prepared them once), and runs ``snakemake --cores N`` there. Job times come from
+Copies the working tree's tracked files (no ``results/``) into a temporary folder and runs
+``snakemake --cores N`` there. Its ``prepare_model`` job links the embedded model from the
+user's prepared copy (``$XDG_CACHE_HOME/docqa/models``, as every clone on a machine that
+prepared it once); ``--fresh-model-cache`` points ``XDG_CACHE_HOME`` at an empty folder, so the
+job converts the GGUF as on a new machine. Job times come from
 Snakemake's own log (each job's start and ``Finished jobid`` stamps, one-second resolution); a
 job's stage is the rule file (``rules/<stage>.smk``) that declares its rule.
 
-    PYTHONPATH=src python benchmarks/default_run.py [--cores 2] [--reuse-models] [--keep]
+    PYTHONPATH=src python benchmarks/default_run.py [--cores 2] [--fresh-model-cache] [--keep]
         [-- snakemake arguments, e.g. a target]
 
 Prints the table and writes ``benchmarks/results/default_run.json``.
@@ -89,21 +90,22 @@ def copy_tree(source: Path, target: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--reuse-models", action="store_true")
-    parser.add_argument("--models-from", type=Path, default=ROOT / "results" / "models")
+    parser.add_argument(
+        "--fresh-model-cache",
+        action="store_true",
+        help="prepare the model into an empty XDG_CACHE_HOME, as on a new machine",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the scratch copy")
     parser.add_argument("snakemake_args", nargs="*", help="after --: targets or options")
     args = parser.parse_args()
 
     scratch = Path(tempfile.mkdtemp(prefix="docqa-default-run-"))
     copy_tree(ROOT, scratch)
-    if args.reuse_models and args.models_from.is_dir():
-        (scratch / "results" / "models").mkdir(parents=True, exist_ok=True)
-        for folder in sorted(args.models_from.iterdir()):
-            (scratch / "results" / "models" / folder.name).symlink_to(folder.resolve())
     snakemake = Path(sys.executable).with_name("snakemake")
     command = [str(snakemake), "--cores", str(args.cores), *args.snakemake_args]
     env = {**os.environ, "PYTHONPATH": str(scratch / "src")}
+    if args.fresh_model_cache:
+        env["XDG_CACHE_HOME"] = str(scratch / ".cache")
     started = time.perf_counter()
     done = subprocess.run(command, cwd=scratch, env=env, check=False)
     total = time.perf_counter() - started
@@ -134,7 +136,7 @@ def main() -> None:
         "cores": args.cores,
         "cpus": os.cpu_count(),
         "load_average": [round(x, 2) for x in os.getloadavg()],
-        "reused_models": args.reuse_models,
+        "fresh_model_cache": args.fresh_model_cache,
         "snakemake_exit": done.returncode,
         "total_wall_s": round(total, 1),
         "stage_job_seconds": per_stage,

@@ -40,7 +40,7 @@ from docqa.core.question import Question, documents_fields
 from docqa.metrics.slideagent import score
 from docqa.workflow.jobs import model_spec
 from docqa.workflow.loader import load_config
-from docqa.workflow.pipeline import model_threads
+from docqa.workflow.pipeline import alone_threads
 from docqa.workflow.prepared_models import model_folder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +91,7 @@ def run_one(
         "max_chars_per_page": budget,
         "max_new_tokens": max_new_tokens,
     }
-    spec = model_spec(entry, model_folder(model, entry), model_threads(entry, os.cpu_count() or 1))
+    spec = model_spec(entry, model_folder(model, entry), alone_threads(entry, os.cpu_count() or 1))
     rows, seconds = [], 0.0
     for document, asked in _by_document(questions).items():
         one = prepared[document]

@@ -62,8 +62,8 @@ from docqa.workflow.config_check import ConfigError
 from docqa.workflow.layout import Layout, results_layout
 from docqa.workflow.loader import add_configfile_argument, load_config
 from docqa.workflow.pipeline import (
+    alone_threads,
     indexed_retrievers,
-    model_threads,
     needs_knowledge,
     retriever_names,
     role_models,
@@ -277,7 +277,7 @@ def answer(
         name: model_spec(
             config["models"][name],
             model_folder(name, config["models"][name]),
-            model_threads(config["models"][name], cores),
+            alone_threads(config["models"][name], cores),
         )
         for name in run_models(config, method, model)
     }
@@ -469,7 +469,7 @@ def _knowledge(stages: _Stages, files: Layout, config: dict[str, Any], model: st
             elements=Path(files.elements(DATASET)),
             model_name=model,
             model=model_spec(
-                entry, model_folder(model, entry), model_threads(entry, os.cpu_count() or 1)
+                entry, model_folder(model, entry), alone_threads(entry, os.cpu_count() or 1)
             ),
             settings=config.get("knowledge", {}),
             cache=Path(config["cache"]),

@@ -35,6 +35,14 @@ def model_threads(entry: dict[str, Any], cores: int) -> int:
     return int(threads if threads is not None else cores)
 
 
+def alone_threads(entry: dict[str, Any], cores: int) -> int:
+    """The threads of the one process that loads the model (``docqa ask``): the entry's
+    ``threads``, else every core. A backend's default of one thread is for the DAG's jobs,
+    which run side by side; alone, one thread would leave the other cores idle."""
+    threads = entry.get("threads")
+    return int(threads if threads is not None else cores)
+
+
 def role_models(config: dict[str, Any]) -> dict[str, str]:
     """Role → model name, from a method's ``<role>_model`` options that name a model."""
     return {

@@ -3,8 +3,9 @@
 Each page goes at high resolution (its image under ``extract_max_pixels``, the paper's
 "high-resolution screenshot") with all its OCR text, or under ``max_chars_per_page`` the
 passages of it that bear on the goal (:mod:`docqa.methods.page_passages`); the trace step
-records the pixel budget and the pages cut (``text_cut``, which the score stage counts). At most ``max_pages_per_extract`` pages are read per call (the rest are named in
-the observation so the agent can ask again). With a ``region`` (one page), the reader gets that
+records the pixel budget and the pages cut (``text_cut``, which the score stage counts). At
+most ``max_pages_per_extract`` pages are read per call (the rest are named in the observation
+so the agent can ask again). With a ``region`` (one page), the reader gets that
 part of the page (cut at the page's own dpi: zooming is Focus's job) and the OCR lines whose
 centre lies in it, and the facts keep the region's box. A fact is attributed to the page it
 names (``p. 3``; ``p. D2:3`` in a set of documents); one that names no page, or a page that
