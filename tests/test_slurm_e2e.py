@@ -139,6 +139,14 @@ def local_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return work
 
 
+def cluster_copy(cluster: SlurmCluster, root: Path) -> Path:
+    """A workflow copy with the profiles, its cluster file describing the test cluster."""
+    work = workflow_copy(root, small_default_config())
+    shutil.copytree(ROOT / "profiles", work / "profiles")
+    cluster.write_cluster_file(work / "profiles" / "slurm" / "cluster.yaml")
+    return work
+
+
 def slurm_snakemake(cluster: SlurmCluster, work: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "snakemake", *SLURM_COMMAND, *FAST_POLLING, *args],
@@ -152,9 +160,7 @@ def slurm_snakemake(cluster: SlurmCluster, work: Path, *args: str) -> subprocess
 
 @pytest.fixture(scope="module")
 def slurm_run(cluster: SlurmCluster, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    work = workflow_copy(tmp_path_factory.mktemp("cluster"), small_default_config())
-    shutil.copytree(ROOT / "profiles", work / "profiles")
-    cluster.write_cluster_file(work / "profiles" / "slurm" / "cluster.yaml")
+    work = cluster_copy(cluster, tmp_path_factory.mktemp("cluster"))
     faults = FaultInjector(cluster, work)
     faults.start()
     run = slurm_snakemake(cluster, work)
@@ -241,9 +247,7 @@ def test_a_second_run_has_nothing_to_do(cluster: SlurmCluster, slurm_run: dict) 
 def test_a_gpu_job_on_a_cluster_without_gpus_is_refused_before_anything_is_submitted(
     cluster: SlurmCluster, tmp_path: Path
 ) -> None:
-    work = workflow_copy(tmp_path, small_default_config())
-    shutil.copytree(ROOT / "profiles", work / "profiles")
-    cluster.write_cluster_file(work / "profiles" / "slurm" / "cluster.yaml")
+    work = cluster_copy(cluster, tmp_path)
     gpu_run = {
         "datasets": ["synthslides"],
         "methods": ["oracle_pages"],
@@ -262,9 +266,7 @@ def test_a_gpu_job_on_a_cluster_without_gpus_is_refused_before_anything_is_submi
 def test_a_slurm_run_whose_config_replaced_the_cluster_file_is_refused(
     cluster: SlurmCluster, tmp_path: Path
 ) -> None:
-    work = workflow_copy(tmp_path, small_default_config())
-    shutil.copytree(ROOT / "profiles", work / "profiles")
-    cluster.write_cluster_file(work / "profiles" / "slurm" / "cluster.yaml")
+    work = cluster_copy(cluster, tmp_path)
     before = len(cluster.jobs())
     # a --config of one's own replaces the profile's `config: [cluster=...]`
     run = slurm_snakemake(cluster, work, "--config", "container_image=other.sif")
