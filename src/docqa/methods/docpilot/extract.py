@@ -38,8 +38,8 @@ async def extract(ctx: Context, arguments: dict) -> Observation:
     pages, left = arguments["pages"][:limit], arguments["pages"][limit:]
     goal = arguments.get("goal") or ctx.question.question
     region = arguments.get("region")
-    limit = ctx.settings.max_chars_per_page
-    texts = PageTexts(goal, limit) if limit else None
+    budget = ctx.settings.max_chars_per_page
+    texts = PageTexts(goal, budget) if budget else None
     shown = [await _view(ctx, page, region, texts) for page in pages]
     parts: list[Part | str] = [for_pages(EXTRACTOR, ctx.env)]
     for page, (image, text) in zip(pages, shown, strict=True):
