@@ -83,6 +83,7 @@ class FaultInjector(threading.Thread):
         super().__init__(daemon=True)
         self.cluster, self.work = cluster, work
         self.faulted: dict[str, dict] = {}
+        self.frozen: list[int] = []
         self.error: BaseException | None = None
         self.done = threading.Event()
 
@@ -109,8 +110,17 @@ class FaultInjector(threading.Thread):
     def freeze(self, job: str) -> None:
         """SIGSTOP to every process of the job (``scontrol listpids``: PID JOBID STEPID …)."""
         for line in self.cluster.run("scontrol", "listpids", job).splitlines()[1:]:
+            self.frozen.append(int(line.split()[0]))
             with contextlib.suppress(ProcessLookupError):
-                os.kill(int(line.split()[0]), signal.SIGSTOP)
+                os.kill(self.frozen[-1], signal.SIGSTOP)
+
+    def kill_leftovers(self) -> None:
+        """SIGKILL what is left of the frozen jobs: SLURM's kill does not reach a process that
+        its step lost when the step's srun went (proctrack/linuxproc follows parents)."""
+        for pid in self.frozen:
+            with contextlib.suppress(OSError):  # gone, or its PID now another's: not ours
+                if str(self.work) in Path(f"/proc/{pid}/cmdline").read_text(errors="replace"):
+                    os.kill(pid, signal.SIGKILL)
 
 
 def infer_method(comment: str) -> str | None:
@@ -169,6 +179,7 @@ def slurm_run(cluster: SlurmCluster, tmp_path_factory: pytest.TempPathFactory) -
     finally:
         faults.done.set()
         faults.join(timeout=30)
+        faults.kill_leftovers()
     assert run.returncode == 0, log[-8000:] + cluster.logs()
     assert faults.error is None, faults.error
     assert set(faults.faulted) == {CANCELLED, TIMED_OUT}, faults.faulted
