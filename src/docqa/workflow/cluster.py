@@ -6,8 +6,8 @@ the account, and the most CPUs, memory, GPUs and minutes one job may ask. Every 
 needs (threads, the GPUs of the model it loads, the memory and run time of :data:`NEEDS`); this
 module turns them into the Snakemake resources the SLURM executor plugin submits with
 (``slurm_partition``, ``slurm_account``, ``gpu`` and ``gpu_model``, ``mem_mb``, ``runtime``,
-CPUs = the job's threads), capped at what the cluster has. A need no cap can meet (more GPUs or
-GPUs than a job may have, a GPU on a cluster without one) is an error when the workflow is
+CPUs = the job's threads), capped at what the cluster has. A need no cap can meet (more GPUs
+than a job may have, a GPU on a cluster without one) is an error when the workflow is
 parsed, before anything is submitted; a memory estimate over ``max_mem_mb`` is capped there, with
 a warning naming the rule (the estimates are generous, and a job that runs out is reported as
 ``OUT_OF_MEMORY`` with its log).
@@ -62,8 +62,8 @@ class Needs:
         return self.gpu_mem_mb if gpus and self.gpu_mem_mb else self.mem_mb
 
 
-#: every rule's needs, by rule name (tests/workflow/test_cluster.py checks that each rule of
-#: the workflow has an entry)
+#: every rule's needs, by rule name (tests/test_profiles.py checks that each rule of the
+#: workflow has an entry)
 NEEDS: dict[str, Needs] = {
     "download_dataset": Needs(mem_mb=2000, runtime=240),
     "prepare_dataset": Needs(mem_mb=4000, runtime=60),
