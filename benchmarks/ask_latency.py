@@ -9,7 +9,7 @@ user's prepared one (``$XDG_CACHE_HOME/docqa/models``, ``docqa.workflow.prepared
 ask once before, as preparing it is a one-time cost (1.5 to 3.5 minutes) not counted here. The
 response cache is the scratch folder's own, so no answer comes from an earlier run.
 
-    PYTHONPATH=src python benchmarks/ask_latency.py PDF [--method text_rag_top1] [--repeats 1]
+    PYTHONPATH=src python benchmarks/ask_latency.py PDF [--method M] [--repeats 1]
         [--checkout before=PATH]    # another checkout, timed side by side (in turn)
 
 Prints the times and writes ``benchmarks/results/ask_latency.json``.
@@ -39,8 +39,9 @@ QUESTIONS = (
 )
 
 
-def ask(work: Path, checkout: Path, pdf: Path, question: str, method: str) -> dict:
-    """One ``docqa ask`` subprocess of ``checkout``'s docqa (its ``src/`` first on the path)."""
+def ask(work: Path, checkout: Path, pdf: Path, question: str, method: str | None = None) -> dict:
+    """One ``docqa ask`` subprocess of ``checkout``'s docqa (its ``src/`` first on the path),
+    with ``method`` or that checkout's default one."""
     started = time.monotonic()
     result = subprocess.run(
         [
@@ -50,8 +51,7 @@ def ask(work: Path, checkout: Path, pdf: Path, question: str, method: str) -> di
             "ask",
             str(pdf),
             question,
-            "--method",
-            method,
+            *(["--method", method] if method else []),
             "--json",
         ],
         cwd=work,
@@ -77,7 +77,7 @@ def commit_of(checkout: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pdf", type=Path)
-    parser.add_argument("--method", default="text_rag_top1")
+    parser.add_argument("--method", default=None, help="default: docqa ask's (ask.method)")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument(
         "--checkout",

@@ -3,19 +3,22 @@
 The question set is ``tests/data/real_pdfs/questions-31.jsonl`` (48 questions over five
 public-domain or openly licensed PDFs, every answer quote-checked against its page's text;
 ``LICENSES-31.md`` beside it). Each document is prepared as ``docqa ask`` prepares it (render,
-page text, BM25 index; cached under ``results/ask/``); then, for each page budget
-(``max_chars_per_page`` of ``text_rag_top1``, the ``docqa ask`` default method) and each
-candidate model, in the same order, every question of a document is answered in one
-``run_inference`` call, as the infer rule answers a dataset, with a fresh response cache (no
-answer is reused). Seconds per question are the wall time of those calls (model load
-included) over the questions; the models are prepared before any clock starts.
+page text, index; cached under ``results/ask/``); then, for each page budget
+(``max_chars_per_page`` of the method: ``docqa ask``'s, ``ask.method``, unless ``--method``
+names another) and each candidate model, in the same order, every question of a document is
+answered in one ``run_inference`` call, as the infer rule answers a dataset, with a fresh
+response cache (no answer is reused). Seconds per question are the wall time of those calls
+(model load included) over the questions; the models are prepared before any clock starts.
 
 Scores per question: ``right`` (the gold answer, lower-cased with dashes and spaces unified,
 is contained in the answer; for a numeric gold, SlideAgent's Num: the first number stated
-equals it) and SlideAgent's Overall (token F1 or Num, ``docqa.metrics.slideagent``).
+equals it) and SlideAgent's Overall (token F1 or Num, ``docqa.metrics.slideagent``);
+``in_prompt``: the gold occurs in the text the model was handed, so a wrong answer with it is
+the reader's and one without it the retrieval's.
 
     PYTHONPATH=src python benchmarks/offline_readers.py [--models gemma3-270m ...]
-        [--budgets 1500 6000] [--limit N] [--max-new-tokens 24]
+        [--budgets 1500 6000] [--method M] [--top-k K] [--limit N] [--max-new-tokens 24]
+        [--keep DIR]
 
 Prints a table and writes ``benchmarks/results/offline_readers.json``.
 """
@@ -46,7 +49,6 @@ from docqa.workflow.prepared_models import model_folder
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "tests" / "data" / "real_pdfs" / "questions-31.jsonl"
 RESULTS = Path(__file__).parent / "results" / "offline_readers.json"
-METHOD = "text_rag_top1"
 
 #: the candidates: every packaged GGUF (docqa.backends.gguf_packages), as model entries
 CANDIDATES: dict[str, dict[str, Any]] = {
@@ -61,12 +63,28 @@ CANDIDATES: dict[str, dict[str, Any]] = {
         "gguf": "qwen2.5-coder-0.5b-instruct-q4_k_m",
         "prompt_format": "chat",
     },
+    "qwen2.5-coder-1.5b": {
+        "backend": "embedded",
+        "gguf": "qwen2.5-coder-1.5b-instruct-q4_k_m",
+        "prompt_format": "chat",
+    },
 }
 
 
 def normalise(text: str) -> str:
     text = re.sub(r"[\u2010-\u2015\u2212]", "-", text.lower())
     return re.sub(r"\s+", " ", text).strip(" .,;:\"'")
+
+
+def prompt_text(prediction: dict[str, Any]) -> str:
+    """Every text the model was handed for one question, over all its calls."""
+    return " ".join(
+        part.get("text", "")
+        for step in prediction.get("trace", [])
+        for call in step.get("calls", [])
+        for message in call["messages"]
+        for part in message["parts"]
+    )
 
 
 def judge(gold: str, answer: str) -> dict[str, Any]:
@@ -77,8 +95,10 @@ def judge(gold: str, answer: str) -> dict[str, Any]:
 
 def run_one(
     config: dict[str, Any],
+    method: str,
     model: str,
     budget: int,
+    top_k: int | None,
     max_new_tokens: int,
     prepared: dict[str, Any],
     questions: list[dict[str, Any]],
@@ -87,15 +107,16 @@ def run_one(
     """Every question answered by ``model`` at page budget ``budget``; wall seconds and scores."""
     entry = config["models"][model]
     method_config = {
-        **config["methods"][METHOD],
+        **config["methods"][method],
         "max_chars_per_page": budget,
         "max_new_tokens": max_new_tokens,
+        **({"top_k": top_k} if top_k else {}),
     }
     spec = model_spec(entry, model_folder(model, entry), alone_threads(entry, os.cpu_count() or 1))
     rows, seconds = [], 0.0
     for document, asked in _by_document(questions).items():
         one = prepared[document]
-        run = work / f"{model}-{budget}-{one.doc_id}"
+        run = work / f"{model}-{budget}-{top_k}-{one.doc_id}"
         write_jsonl(
             run / "questions.jsonl",
             [
@@ -133,14 +154,17 @@ def run_one(
                     "pages": [page + 1 for page in prediction["pages"]],
                     "evidence_pages": q["evidence_pages"],
                     "error": prediction.get("error", ""),
+                    "in_prompt": normalise(q["answer"]) in normalise(prompt_text(prediction)),
                     **judge(q["answer"], prediction["answer"]),
                 }
             )
     right = sum(row["right"] for row in rows)
     return {
+        "in_prompt": sum(row["in_prompt"] for row in rows),
         "model": model,
         "gguf": entry.get("gguf", DEFAULT_GGUF),
         "max_chars_per_page": budget,
+        "top_k": top_k,
         "questions": len(rows),
         "right": right,
         "accuracy": right / len(rows),
@@ -163,16 +187,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", nargs="+", default=list(CANDIDATES))
     parser.add_argument("--budgets", nargs="+", type=int, default=[1500, 6000])
+    parser.add_argument(
+        "--method", default=None, help="a method of the config (default: docqa ask's)"
+    )
+    parser.add_argument(
+        "--top-k", type=int, default=None, help="pages the method reads (default: its top_k)"
+    )
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="keep each run's questions and predictions here"
+    )
     parser.add_argument("--limit", type=int, default=None, help="the first N questions only")
     parser.add_argument("--max-new-tokens", type=int, default=24)
     args = parser.parse_args()
 
     config = load_config([])
+    method = args.method or config["ask"]["method"]
     config["models"] = {name: CANDIDATES[name] for name in args.models}
     questions = list(read_jsonl(QUESTIONS))[: args.limit]
     documents = {q["document"] for q in questions}
     prepared = {
-        doc: prepare(QUESTIONS.parent / doc, config, METHOD, args.models[0])
+        doc: prepare(QUESTIONS.parent / doc, config, method, args.models[0])
         for doc in sorted(documents)
     }
     for name in args.models:  # prepared before any clock starts
@@ -180,15 +214,25 @@ def main() -> None:
 
     runs = []
     with tempfile.TemporaryDirectory(prefix="offline-readers-") as tmp:
+        work = args.keep or Path(tmp)
         for budget in args.budgets:
             for name in args.models:
                 run = run_one(
-                    config, name, budget, args.max_new_tokens, prepared, questions, Path(tmp)
+                    config,
+                    method,
+                    name,
+                    budget,
+                    args.top_k,
+                    args.max_new_tokens,
+                    prepared,
+                    questions,
+                    work,
                 )
                 runs.append(run)
                 print(
                     f"{name:20s} {budget:>6d} chars  right {run['right']:>2d}/{run['questions']}"
-                    f"  overall {run['overall']:.3f}  {run['seconds_per_question']:6.2f} s/q",
+                    f"  overall {run['overall']:.3f}  {run['seconds_per_question']:6.2f} s/q"
+                    f"  (gold in the prompt {run['in_prompt']})",
                     flush=True,
                 )
 
@@ -212,7 +256,7 @@ def main() -> None:
             ]
             + ([f"--limit {args.limit}"] if args.limit else [])
         ),
-        "method": METHOD,
+        "method": method,
         "cpus": os.cpu_count(),
         "load_average_at_end": os.getloadavg(),
         "runs": runs,

@@ -47,8 +47,8 @@ def default_run_config(weights: Path) -> dict:
         {"datasets": ["synthslides"], "methods": ["text_rag_top1"], "models": [TINY]}
     ]
     # docqa ask answers with the model the run prepared (results/models/gemma3-270m), not
-    # with its own default (a second model to prepare)
-    config["ask"] = {"model": "gemma3-270m"}
+    # with its own default (a second model to prepare); its method stays the default
+    config["ask"]["model"] = "gemma3-270m"
     return config
 
 
@@ -211,7 +211,9 @@ def test_ask_answers_then_answers_again_from_the_cache(finished_run: Path) -> No
     assert "model gemma3-270m: prepared by the pipeline" in second.stderr
     assert "trace:" in second.stdout
     stages = json.loads((cache / "stages.json").read_text())
-    assert set(stages) == {"render", "text", "index/bm25"}
+    method = default_config()["ask"]["method"]
+    retriever = default_config()["methods"][method]["retriever"]
+    assert set(stages) == {"render", "text", f"index/{retriever}"}
 
 
 def test_ask_over_two_documents_answers_once_over_both(finished_run: Path) -> None:

@@ -117,7 +117,9 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "items", nargs="+", metavar="DOCUMENT... QUESTION", help="document(s), then the question"
     )
-    parser.add_argument("--method", default="text_rag_top1", help="a method of the config")
+    parser.add_argument(
+        "--method", default=None, help="a method of the config (default: its ask.method)"
+    )
     parser.add_argument(
         "--model", default=None, help="a model of the config (default: its ask.model)"
     )
@@ -173,9 +175,10 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def pick(config: dict[str, Any], method: str, model: str | None) -> tuple[str, str]:
-    """The method and model names, checked against the config (model default: the config's
-    ``ask.model``, else its first model)."""
+def pick(config: dict[str, Any], method: str | None, model: str | None) -> tuple[str, str]:
+    """The method and model names, checked against the config (defaults: the config's
+    ``ask.method`` and ``ask.model``, else its first method and model)."""
+    method = method or config.get("ask", {}).get("method") or next(iter(config["methods"]))
     if method not in config["methods"]:
         raise AskError(
             f"method {method!r} is not in the config; defined: {', '.join(config['methods'])}"

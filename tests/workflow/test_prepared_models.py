@@ -96,6 +96,7 @@ def test_the_pipelines_folder_is_used_when_it_holds_the_same_gguf(
 def test_ask_answers_with_ask_model_and_names_a_plumbing_model() -> None:
     config = load_config([])
     assert pick(config, "text_rag_top1", None) == ("text_rag_top1", config["ask"]["model"])
+    assert pick(config, None, None) == (config["ask"]["method"], config["ask"]["model"])
     assert config["models"]["gemma3-270m"]["plumbing"] is True
     assert not config["models"][config["ask"]["model"]].get("plumbing")
     shown = Answered("a.pdf", "a", "Q?", answer="42", pages=[2], model="gemma3-270m")
@@ -103,6 +104,8 @@ def test_ask_answers_with_ask_model_and_names_a_plumbing_model() -> None:
     shown.plumbing = True
     assert f"  model: gemma3-270m{PLUMBING}\n" in _text(shown)
     assert "plumbing-grade" in PLUMBING
+    del config["ask"]
+    assert pick(config, None, None) == (next(iter(config["methods"])), next(iter(config["models"])))
 
 
 def test_the_dags_embedded_model_links_the_users_prepared_folder(

