@@ -8,7 +8,9 @@ the default. Each checkout runs in its own scratch folder that links its ``confi
 ``results/ask/`` and response cache, so no answer comes from an earlier run); the checkouts
 take turns question by question, so a busy spell of this machine falls on both. The judge is
 the offline-readers benchmark's (``right``: the gold contained in the answer, or SlideAgent's
-Num for a numeric gold; Overall: SlideAgent's).
+Num for a numeric gold; Overall: SlideAgent's). The ratio of right answers comes with a paired
+bootstrap interval over the questions (``docqa.metrics.bootstrap``'s seed and resamples): on 48
+questions one answer moves it by a tenth.
 
 Seconds per question are whole subprocesses (interpreter start, imports, model load, the
 answer); a document's first question also renders and indexes it. A checkout whose default
@@ -28,13 +30,41 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import yaml
 from ask_latency import ask, commit_of
 from offline_readers import QUESTIONS, judge
 
 from docqa.core.jsonl import read_jsonl
+from docqa.metrics.bootstrap import (
+    LEVEL,
+    PAIRED_RESAMPLES,
+    SEED,
+    percentile_interval,
+    resample_indices,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results" / "ask_accuracy.json"
+
+
+def default_model(checkout: Path) -> str:
+    """The model ``checkout``'s ``docqa ask`` answers with when none is named (older checkouts
+    do not print it): its config's ``ask.model``, else the first of its models."""
+    config = yaml.safe_load((checkout / "config" / "config.yaml").read_text())
+    return config.get("ask", {}).get("model") or next(iter(config["models"]))
+
+
+def ratio_interval(current: list[bool], baseline: list[bool]) -> tuple[float, float, float]:
+    """A paired bootstrap of right(current) / right(baseline) over the questions: the interval
+    at ``LEVEL`` and the share of resamples where the ratio is 3 or more (resamples where the
+    baseline has none right are left out)."""
+    rows = resample_indices(len(current), PAIRED_RESAMPLES, SEED)
+    mine = np.asarray(current, dtype=float)[rows].sum(axis=1)
+    theirs = np.asarray(baseline, dtype=float)[rows].sum(axis=1)
+    ratios = mine[theirs > 0] / theirs[theirs > 0]
+    low, high = percentile_interval(ratios, LEVEL)
+    return low, high, float((ratios >= 3).mean())
 
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -84,7 +114,7 @@ def main() -> None:
                     "answer": answered.get("answer", ""),
                     "pages": answered.get("pages", []),
                     "evidence_pages": q["evidence_pages"],
-                    "model": answered.get("model", ""),
+                    "model": answered.get("model") or default_model(checkout),
                     "error": answered.get("error", ""),
                     "seconds": answered["wall_seconds"],
                     **judge(q["answer"], answered.get("answer", "")),
@@ -110,7 +140,19 @@ def main() -> None:
     for label in baseline:
         if results[label]["right"]:
             ratio = results["current"]["right"] / results[label]["right"]
-            print(f"current answers {ratio:.2f}x as many right as {label}")
+            low, high, at_least_3 = ratio_interval(
+                [row["right"] for row in rows["current"]], [row["right"] for row in rows[label]]
+            )
+            results[label]["ratio_of_current"] = {
+                "ratio": round(ratio, 3),
+                "interval": [round(low, 2), round(high, 2)],
+                "share_of_resamples_at_least_3": round(at_least_3, 3),
+            }
+            print(
+                f"current answers {ratio:.2f}x as many right as {label} ({LEVEL:.0%} paired "
+                f"bootstrap interval {low:.2f} to {high:.2f}; 3x or more in {at_least_3:.0%} "
+                "of resamples)"
+            )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(
         json.dumps(

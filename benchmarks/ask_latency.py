@@ -68,10 +68,14 @@ def ask(work: Path, checkout: Path, pdf: Path, question: str, method: str | None
 
 
 def commit_of(checkout: Path) -> str:
-    done = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True, text=True
-    )
-    return done.stdout.strip()
+    """The checkout's commit, with ``+changes`` when its tracked files differ from it (what ran
+    is then not that commit)."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=checkout, capture_output=True, text=True).stdout
+
+    changed = git("status", "--porcelain", "--untracked-files=no").strip()
+    return git("rev-parse", "--short", "HEAD").strip() + ("+changes" if changed else "")
 
 
 def main() -> None:

@@ -42,6 +42,14 @@ def test_a_document_without_text_still_answers(document: list[IndexedPage], tmp_
     assert searcher(blank, tmp_path / "empty").search("anything", 1) == [0]
 
 
+def test_a_rebuild_without_text_leaves_no_earlier_index(
+    document: list[IndexedPage], tmp_path: Path
+) -> None:
+    assert searcher(document, tmp_path / "doc").search("engineering", 1) == [3]
+    blank = [IndexedPage("", page.image) for page in document]
+    assert searcher(blank, tmp_path / "doc").search("engineering", 1) == [0]  # page order
+
+
 def long_page_with_one_answer() -> tuple[list[str], str]:
     """Four pages: the answer sits in one sentence of a 600-word page, while a short page
     repeats one of the question's words; ranked whole, the short page wins."""

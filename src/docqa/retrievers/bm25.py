@@ -10,6 +10,7 @@ short page favoured by length normalisation alone.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import bm25s
@@ -65,6 +66,8 @@ class BM25Retriever:
     def build(self, pages: list[IndexedPage], out_dir: Path) -> None:
         k1, b, words = self.options.k1, self.options.b, self.options.passage_words
         write_manifest(out_dir, len(pages), k1=k1, b=b, passage_words=words)
+        shutil.rmtree(out_dir / "bm25", ignore_errors=True)  # an earlier build's, never read again
+        (out_dir / OWNERS).unlink(missing_ok=True)
         units, owners = passages([page.text for page in pages], words)
         tokens = tokenize(units)
         if not any(tokens):
