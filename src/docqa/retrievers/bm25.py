@@ -32,7 +32,7 @@ OWNERS = "passage_pages.npy"
 
 
 class BM25Options(RetrieverOptions):
-    """BM25's two parameters (Robertson et al.), bm25s's defaults."""
+    """BM25's two parameters (Robertson et al., bm25s's defaults) and what a page is scored by."""
 
     k1: float = Field(1.5, gt=0, description="term frequency saturation")
     b: float = Field(0.75, ge=0, le=1, description="page length normalisation (0: none, 1: full)")
