@@ -50,25 +50,23 @@ ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "tests" / "data" / "real_pdfs" / "questions-31.jsonl"
 RESULTS = Path(__file__).parent / "results" / "offline_readers.json"
 
-#: the candidates: every packaged GGUF (docqa.backends.gguf_packages), as model entries
-CANDIDATES: dict[str, dict[str, Any]] = {
-    "gemma3-270m": {"backend": "embedded", "prompt_format": "raw", "dtype": "float32"},
+#: candidates without an entry in config/config.yaml (whose embedded entries are the others)
+EXTRA_CANDIDATES: dict[str, dict[str, Any]] = {
     "smollm2-135m": {
         "backend": "embedded",
         "gguf": "smollm2-135m-instruct-q4_1",
         "prompt_format": "chat",
     },
-    "qwen2.5-coder-0.5b": {
-        "backend": "embedded",
-        "gguf": "qwen2.5-coder-0.5b-instruct-q4_k_m",
-        "prompt_format": "chat",
-    },
-    "qwen2.5-coder-1.5b": {
-        "backend": "embedded",
-        "gguf": "qwen2.5-coder-1.5b-instruct-q4_k_m",
-        "prompt_format": "chat",
-    },
 }
+
+
+def candidates(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every packaged GGUF (docqa.backends.gguf_packages) as a model entry: the config's
+    embedded entries, then the extra ones."""
+    embedded = {
+        name: entry for name, entry in config["models"].items() if entry["backend"] == "embedded"
+    }
+    return embedded | EXTRA_CANDIDATES
 
 
 def normalise(text: str) -> str:
@@ -185,7 +183,7 @@ def _by_document(questions: list[dict[str, Any]]) -> dict[str, list[dict[str, An
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", nargs="+", default=list(CANDIDATES))
+    parser.add_argument("--models", nargs="+", default=None, help="default: every candidate")
     parser.add_argument("--budgets", nargs="+", type=int, default=[1500, 6000])
     parser.add_argument(
         "--method", default=None, help="a method of the config (default: docqa ask's)"
@@ -202,7 +200,9 @@ def main() -> None:
 
     config = load_config([])
     method = args.method or config["ask"]["method"]
-    config["models"] = {name: CANDIDATES[name] for name in args.models}
+    every = candidates(config)
+    args.models = args.models or list(every)
+    config["models"] = {name: every[name] for name in args.models}
     questions = list(read_jsonl(QUESTIONS))[: args.limit]
     documents = {q["document"] for q in questions}
     prepared = {
