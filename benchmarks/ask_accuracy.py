@@ -96,6 +96,7 @@ def main() -> None:
     }
     questions = list(read_jsonl(QUESTIONS))[: args.limit]
     rows: dict[str, list[dict[str, Any]]] = {label: [] for label in checkouts}
+    models = {label: default_model(checkout) for label, checkout in checkouts.items()}
     with tempfile.TemporaryDirectory(prefix="ask-accuracy-") as tmp:
         works = {}
         for label, checkout in checkouts.items():
@@ -114,7 +115,7 @@ def main() -> None:
                     "answer": answered.get("answer", ""),
                     "pages": answered.get("pages", []),
                     "evidence_pages": q["evidence_pages"],
-                    "model": answered.get("model") or default_model(checkout),
+                    "model": answered.get("model") or models[label],
                     "error": answered.get("error", ""),
                     "seconds": answered["wall_seconds"],
                     **judge(q["answer"], answered.get("answer", "")),

@@ -36,7 +36,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from docqa.ask import infer_prepared, prepare
+from docqa.ask import infer_prepared, pick, prepare
 from docqa.backends.gguf_packages import DEFAULT_GGUF
 from docqa.core.jsonl import read_jsonl, write_jsonl
 from docqa.core.question import Question, documents_fields
@@ -199,7 +199,7 @@ def main() -> None:
     args = parser.parse_args()
 
     config = load_config([])
-    method = args.method or config["ask"]["method"]
+    method, _ = pick(config, args.method, None)
     every = candidates(config)
     args.models = args.models or list(every)
     config["models"] = {name: every[name] for name in args.models}

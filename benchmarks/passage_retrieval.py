@@ -18,7 +18,7 @@ import argparse
 import json
 from pathlib import Path
 
-from docqa.ask import DATASET, prepare
+from docqa.ask import DATASET, pick, prepare
 from docqa.core.jsonl import read_jsonl
 from docqa.retrievers.bm25 import BM25Options, bm25_over
 from docqa.text.page_texts import load_page_texts
@@ -48,7 +48,7 @@ def main() -> None:
     parser.add_argument("--words", nargs="+", type=int, default=[40, 60, 100])
     args = parser.parse_args()
     config = load_config([])
-    method, model = config["ask"]["method"], config["ask"]["model"]
+    method, model = pick(config, None, None)
     sets = question_sets()
     texts: dict[str, list[str]] = {}
     for document in sorted({doc for questions in sets.values() for doc, _, _ in questions}):
@@ -57,10 +57,15 @@ def main() -> None:
         (texts[document],) = load_page_texts(elements, pages).values()
 
     sizes: list[int | None] = [None, *args.words]
+    searchers = {
+        (doc, words): bm25_over(pages, K1, B, words)
+        for doc, pages in texts.items()
+        for words in sizes
+    }
     hits = {
         name: {
             str(words or "whole"): sum(
-                bm25_over(texts[doc], K1, B, words).search(question, 1)[0] in evidence
+                searchers[doc, words].search(question, 1)[0] in evidence
                 for doc, question, evidence in questions
             )
             for words in sizes

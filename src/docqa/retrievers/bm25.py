@@ -58,6 +58,16 @@ def passages(texts: list[str], words: int | None) -> tuple[list[str], np.ndarray
     return units, np.asarray(owners, dtype=np.int64)
 
 
+def bm25_index(units: list[str], k1: float, b: float) -> bm25s.BM25 | None:
+    """A BM25 index over ``units`` (pages or passages); None when none has a word to index."""
+    tokens = tokenize(units)
+    if not any(tokens):
+        return None
+    index = bm25s.BM25(k1=k1, b=b)
+    index.index(tokens, show_progress=False)
+    return index
+
+
 @RETRIEVERS.register("bm25", options=BM25Options)
 class BM25Retriever:
     def __init__(self, options: BM25Options) -> None:
@@ -69,11 +79,9 @@ class BM25Retriever:
         shutil.rmtree(out_dir / "bm25", ignore_errors=True)  # an earlier build's, never read again
         (out_dir / OWNERS).unlink(missing_ok=True)
         units, owners = passages([page.text for page in pages], words)
-        tokens = tokenize(units)
-        if not any(tokens):
+        index = bm25_index(units, k1, b)
+        if index is None:
             return  # no text at all: the searcher falls back to page order
-        index = bm25s.BM25(k1=k1, b=b)
-        index.index(tokens, show_progress=False)
         index.save(str(out_dir / "bm25"), show_progress=False)
         if owners is not None:
             np.save(out_dir / OWNERS, owners)
@@ -94,12 +102,7 @@ def bm25_over(
     documents, so that term statistics (IDF, mean page length) are the set's, as if its pages
     were one document. A few hundred pages index in milliseconds."""
     units, owners = passages(texts, passage_words)
-    tokens = tokenize(units)
-    index = None
-    if any(tokens):
-        index = bm25s.BM25(k1=k1, b=b)
-        index.index(tokens, show_progress=False)
-    return BM25Searcher(index, len(texts), k1, b, passage_words, owners)
+    return BM25Searcher(bm25_index(units, k1, b), len(texts), k1, b, passage_words, owners)
 
 
 class BM25Searcher:
